@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+
+/** The client's X-Request-ID when it is short and plain, else a new UUID. */
+export function requestIdOf(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+/** Headers every response carries, errors and 404s included. */
+export function registerHttpHooks(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-ID', request.id);
+    reply.headers(SECURITY_HEADERS);
+  });
+}

@@ -1,0 +1,38 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { API_KEY_SECURITY_SCHEME } from '../../region-keys/region-key-auth.decorator';
+
+const DESCRIPTION = `
+Region API keys (area A), users and tokens (area B), and the planets and satellites of the Galaxy.
+
+Errors are RFC 9457 problem documents (\`application/problem+json\`). Every response carries
+\`X-Request-ID\`; send your own to correlate logs.
+`.trim();
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Region keys and Galaxy API')
+    .setDescription(DESCRIPTION)
+    .setVersion('0.7.1')
+    // Relative, so "Try it out" calls whichever host and port served the page.
+    .addServer('/')
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A region API key (rk_…).' },
+      API_KEY_SECURITY_SCHEME,
+    )
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** Swagger UI at /docs, the document at /docs-json and /docs-yaml. */
+export function setupOpenApi(app: INestApplication): OpenAPIObject {
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    yamlDocumentUrl: 'docs-yaml',
+    customSiteTitle: 'Region keys and Galaxy API',
+    swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
+  });
+  return document;
+}

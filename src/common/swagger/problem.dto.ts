@@ -1,0 +1,30 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class FieldErrorDto {
+  @ApiProperty({ example: 'description' })
+  field: string;
+
+  @ApiProperty({ example: 'description must be shorter than or equal to 255 characters' })
+  message: string;
+}
+
+/** RFC 9457 problem document; the body of every error response. */
+export class ProblemDto {
+  @ApiProperty({ format: 'uri', example: 'https://errors.example/validation', description: 'Names the class of error.' })
+  type: string;
+
+  @ApiProperty({ example: 'Invalid request' })
+  title: string;
+
+  @ApiProperty({ example: 400 })
+  status: number;
+
+  @ApiProperty({ example: 'The request has invalid or unexpected values; see errors.' })
+  detail: string;
+
+  @ApiPropertyOptional({ example: '/auth/region/api-keys', description: 'The path the error occurred on.' })
+  instance?: string;
+
+  @ApiPropertyOptional({ type: [FieldErrorDto], description: 'One entry per offending field (validation errors only).' })
+  errors?: FieldErrorDto[];
+}

@@ -1,0 +1,57 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { FieldError, ValidationFailedError } from '../problem/problem';
+
+function flatten(errors: ValidationError[], parent = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const field = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+/** Paths of strings holding U+0000, which PostgreSQL cannot store in text columns. */
+function nulCharacterPaths(value: unknown, path: string): string[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [path] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => nulCharacterPaths(v, `${path}[${i}]`));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => nulCharacterPaths(v, path ? `${path}.${k}` : k));
+  }
+  return [];
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * class-validator with the house rules: unknown fields are errors, values are converted
+ * to the DTO class, and every failure becomes a 400 problem listing each offending field.
+ * A body must be a JSON object; a route with an all-optional body accepts none at all.
+ */
+@Injectable()
+export class StrictValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new ValidationFailedError(flatten(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const validatesClass = metadata.metatype !== undefined && this.toValidate(metadata);
+    if (metadata.type === 'body' && validatesClass) {
+      if (value === undefined) value = {};
+      else if (!isPlainObject(value)) {
+        throw new ValidationFailedError([{ field: 'body', message: 'The body must be a JSON object' }]);
+      }
+    }
+    const nulPaths = nulCharacterPaths(value, metadata.type === 'body' ? '' : (metadata.data ?? metadata.type));
+    if (nulPaths.length > 0) {
+      throw new ValidationFailedError(nulPaths.map((field) => ({ field, message: `${field} must not contain NUL characters` })));
+    }
+    return super.transform(value, metadata);
+  }
+}

@@ -1,0 +1,157 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsEnum,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+export enum NodeEnv {
+  Development = 'development',
+  Production = 'production',
+  Test = 'test',
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no', ''].includes(v)) return false;
+  return value;
+};
+const emptyToUndefined = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+/**
+ * Every setting the service reads, validated once at boot. Each property is named
+ * after its environment variable so that an error message names the variable.
+ * `.env.example` documents each one.
+ */
+export class AppConfig {
+  @IsEnum(NodeEnv)
+  NODE_ENV: NodeEnv = NodeEnv.Development;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevel = 'info';
+
+  /** PostgreSQL connection string; when absent the embedded database in DATA_DIR is used. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @IsString()
+  @MinLength(1)
+  DATA_DIR = './data';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE = 10;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  DATABASE_STATEMENT_TIMEOUT_MS = 15000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  DATABASE_LOCK_TIMEOUT_MS = 5000;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  INITIAL_REGION_NAME?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'INITIAL_REGION_API_KEY must be at least 32 characters long' })
+  @MaxLength(256)
+  @Matches(/^[\x21-\x7e]+$/, { message: 'INITIAL_REGION_API_KEY must consist of printable ASCII characters without spaces' })
+  INITIAL_REGION_API_KEY?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  MAX_API_KEYS_PER_REGION = 100;
+
+  /** Seconds between two writes of an API key's lastUsedAt. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
+
+  /** Milliseconds that in-flight requests get to finish after SIGTERM. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_GRACE_MS = 10000;
+
+  @Transform(toBool)
+  @IsBoolean()
+  TRUST_PROXY = false;
+
+  get isProduction(): boolean {
+    return this.NODE_ENV === NodeEnv.Production;
+  }
+
+  get initialRegionName(): string {
+    return this.INITIAL_REGION_NAME ?? 'Default region';
+  }
+}
+
+export class ConfigValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigValidationError';
+  }
+}
+
+/** Reads the environment into a typed AppConfig; throws naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(new AppConfig());
+  const raw: Record<string, unknown> = {};
+  for (const name of known) {
+    if (env[name] !== undefined) raw[name] = env[name];
+  }
+  const config = plainToInstance(AppConfig, raw);
+  const errors = validateSync(config, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    throw new ConfigValidationError(
+      errors.map((e) => {
+        const messages = Object.values(e.constraints ?? {});
+        const value = e.property.includes('KEY') || e.property.includes('SECRET') ? '(hidden)' : JSON.stringify(e.value);
+        return `${e.property}=${value}: ${messages.join('; ')}`;
+      }),
+    );
+  }
+  return config;
+}

@@ -1,0 +1,56 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+import { EmbeddedPostgres } from './embedded-postgres';
+
+export interface OpenedDatabase {
+  dataSource: DataSource;
+  /** Present when the data lives in the embedded database; stopped after the DataSource. */
+  embedded?: EmbeddedPostgres;
+}
+
+type DatabaseConfig = Pick<
+  AppConfig,
+  'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_LOCK_TIMEOUT_MS'
+>;
+
+/**
+ * Builds the TypeORM DataSource for PostgreSQL: the server at DATABASE_URL, or the
+ * embedded one in DATA_DIR. Schema changes come only from migrations.
+ */
+export async function openDatabase(config: DatabaseConfig): Promise<OpenedDatabase> {
+  const common = {
+    type: 'postgres',
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+  } as const;
+
+  if (config.DATABASE_URL) {
+    const options: DataSourceOptions = {
+      ...common,
+      url: config.DATABASE_URL,
+      poolSize: config.DATABASE_POOL_SIZE,
+      extra: {
+        // Sent as startup parameters, so they hold for every connection in the pool:
+        // a stuck lock or a runaway query fails the request instead of hanging it.
+        statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS,
+        lock_timeout: config.DATABASE_LOCK_TIMEOUT_MS,
+        idle_in_transaction_session_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS * 2,
+        connectionTimeoutMillis: 10000,
+        application_name: 'region-keys-api',
+      },
+    };
+    return { dataSource: new DataSource(options) };
+  }
+
+  const embedded = await EmbeddedPostgres.start(config.DATA_DIR);
+  // One connection: PGlite is a single session, and the pool is what serialises
+  // transactions on it (see EmbeddedPostgres). Timeouts do not apply: nothing can wait
+  // on a lock held by another session when there is no other session.
+  const options: DataSourceOptions = { ...common, ...embedded.connection, poolSize: 1 };
+  return { dataSource: new DataSource(options), embedded };
+}

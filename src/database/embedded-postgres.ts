@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { DataDirLock } from './data-dir-lock';
+
+const SOCKET_PORT = 5432;
+
+/**
+ * PostgreSQL compiled to WebAssembly (PGlite), persisted in a directory and served over a
+ * Unix socket to the ordinary `pg` driver, so the application runs the same code on it as
+ * on a PostgreSQL server.
+ *
+ * PGlite is a single session. Callers must use a pool of exactly one connection: the
+ * pool then serialises transactions, which gives the same results as PostgreSQL's row
+ * locks would. The socket server accepts a few connections only so that the pool can
+ * replace a client it discarded (pg-pool drops a client after any failed query) while
+ * the old socket is still closing.
+ */
+export class EmbeddedPostgres {
+  private constructor(
+    private readonly db: PGlite,
+    private readonly server: PGLiteSocketServer,
+    private readonly socketDir: string,
+    private readonly lock: DataDirLock | undefined,
+  ) {}
+
+  /** `dataDir` of `memory://` keeps everything in memory (tests); anything else is a directory. */
+  static async start(dataDir: string): Promise<EmbeddedPostgres> {
+    const inMemory = dataDir.startsWith('memory://');
+    const lock = inMemory ? undefined : DataDirLock.acquire(dataDir);
+    try {
+      const db = await PGlite.create(inMemory ? undefined : { dataDir: join(resolve(dataDir), 'pgdata') });
+      const socketDir = mkdtempSync(join(tmpdir(), 'pglite-'));
+      const server = new PGLiteSocketServer({
+        db,
+        path: join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
+        maxConnections: 4,
+      });
+      await server.start();
+      return new EmbeddedPostgres(db, server, socketDir, lock);
+    } catch (err) {
+      lock?.release();
+      throw err;
+    }
+  }
+
+  /** Connection settings for `pg`: the host is the socket's directory. */
+  get connection() {
+    return { host: this.socketDir, port: SOCKET_PORT, username: 'postgres', database: 'postgres' };
+  }
+
+  async stop(): Promise<void> {
+    try {
+      await this.server.stop();
+      await this.db.close();
+    } finally {
+      rmSync(this.socketDir, { recursive: true, force: true });
+      this.lock?.release();
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { ApiKey } from '../entities/api-key.entity';
+
+/** An existing key, as clients see it: never the key itself, never its hash. */
+export class ApiKeyDto {
+  @ApiProperty({ format: 'uuid', example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11' })
+  id: string;
+
+  @ApiProperty({ type: 'string', nullable: true, example: 'Timetable sync (production)' })
+  description: string | null;
+
+  @ApiProperty({ description: 'First 8 characters, an ellipsis, and the last 4 of the key.', example: 'rk_4Fq9Z\u2026x7Qa' })
+  tokenPreview: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:15:00.000Z' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:15:00.000Z' })
+  updatedAt: string;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the key last authenticated a request (updated at most about once a minute).',
+    example: '2026-11-22T11:02:00.000Z',
+  })
+  lastUsedAt: string | null;
+
+  static from(key: ApiKey): ApiKeyDto {
+    return {
+      id: key.id,
+      description: key.description,
+      tokenPreview: key.tokenPreview,
+      createdAt: key.createdAt.toISOString(),
+      updatedAt: key.updatedAt.toISOString(),
+      lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    };
+  }
+}
+
+export class CreatedApiKeyDto extends ApiKeyDto {
+  @ApiProperty({
+    description: 'The full key. Shown only in this response: store it now, it cannot be retrieved again.',
+    example: 'rk_4Fq9ZkT2mW8bLr1sXyC0vN7pHd3eJg6uQo5iAa9fKtBzE2x7Qa',
+  })
+  key: string;
+
+  static fromIssued(apiKey: ApiKey, key: string): CreatedApiKeyDto {
+    return { ...ApiKeyDto.from(apiKey), key };
+  }
+}

@@ -1,0 +1,42 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Region } from './region.entity';
+
+/**
+ * An API key of a region. Only the SHA-256 of the key is kept. Revoked keys stay as rows
+ * with `revokedAt` set, as an audit trail.
+ */
+@Entity('api_keys')
+@Index('api_keys_active_by_region_idx', ['regionId', 'createdAt'], { where: '"revoked_at" IS NULL' })
+export class ApiKey {
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'api_keys_pkey' })
+  id: string;
+
+  @Column({ name: 'region_id', type: 'uuid' })
+  regionId: string;
+
+  @ManyToOne(() => Region, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'region_id', foreignKeyConstraintName: 'api_keys_region_id_fkey' })
+  region?: Region;
+
+  @Index('api_keys_token_hash_key', { unique: true })
+  @Column({ name: 'token_hash', type: 'char', length: 64 })
+  tokenHash: string;
+
+  @Column({ name: 'token_preview', type: 'varchar', length: 32 })
+  tokenPreview: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  description: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
+  lastUsedAt: Date | null;
+
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  revokedAt: Date | null;
+}

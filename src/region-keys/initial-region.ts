@@ -1,0 +1,51 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { RegionKeysService } from './region-keys.service';
+
+/**
+ * Makes sure a fresh installation can be used: with no region in the database, creates
+ * one with INITIAL_REGION_API_KEY, or (outside production) with a generated key that is
+ * printed once to stdout.
+ */
+@Injectable()
+export class InitialRegion implements OnApplicationBootstrap {
+  private readonly logger = new Logger(InitialRegion.name);
+
+  constructor(
+    private readonly regionKeys: RegionKeysService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (await this.regionKeys.hasAnyRegion()) return;
+    const name = this.config.initialRegionName;
+    const presetKey = this.config.INITIAL_REGION_API_KEY;
+    if (presetKey) {
+      const { region } = await this.regionKeys.createRegion(name, 'Initial key (INITIAL_REGION_API_KEY)', presetKey);
+      this.logger.log(`Created region "${region.name}" (${region.id}) with the key from INITIAL_REGION_API_KEY`);
+      return;
+    }
+    if (this.config.isProduction) {
+      this.logger.warn(
+        'No region exists yet. Create one with: npm run --silent cli -- region create --name "<name>" ' +
+          '(or set INITIAL_REGION_API_KEY before the first start).',
+      );
+      return;
+    }
+    const { region, key } = await this.regionKeys.createRegion(name, 'Generated at first start', undefined);
+    // Straight to stdout, not through the logger: log pipelines keep what they receive,
+    // and this key is shown exactly once.
+    process.stdout.write(
+      [
+        '',
+        '================================================================================',
+        '  FIRST START: a region and its first API key were created.',
+        `  Region: ${region.name} (${region.id})`,
+        `  X-API-Key: ${key}`,
+        '  This key is shown only now. Store it; create more with POST /auth/region/api-keys.',
+        '================================================================================',
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+}

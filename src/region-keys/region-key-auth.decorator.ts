@@ -1,0 +1,33 @@
+import { applyDecorators, createParamDecorator, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
+import { AuthGuard } from '@nestjs/passport';
+import { ApiSecurity } from '@nestjs/swagger';
+import { declareAuthPolicy } from '../common/auth/auth-policy';
+import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { API_KEY_STRATEGY } from './api-key.strategy';
+import { InvalidApiKeyError } from './region-keys.errors';
+import type { RegionPrincipal } from './region-keys.service';
+
+export const API_KEY_SECURITY_SCHEME = 'apiKeyHeader';
+
+@Injectable()
+export class ApiKeyAuthGuard extends AuthGuard(API_KEY_STRATEGY) {
+  override handleRequest<T>(err: unknown, principal: T): T {
+    if (err) throw err;
+    if (!principal) throw new InvalidApiKeyError();
+    return principal;
+  }
+}
+
+/** The route requires a region API key (X-API-Key); the caller acts for that key's region. */
+export const RegionKeyAuth = () =>
+  applyDecorators(
+    declareAuthPolicy('region-api-key'),
+    UseGuards(ApiKeyAuthGuard),
+    ApiSecurity(API_KEY_SECURITY_SCHEME),
+    ApiProblems({ status: 401, description: 'Missing, malformed, unknown or revoked API key.' }),
+  );
+
+/** The region and key that authenticated the request. */
+export const CurrentRegion = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): RegionPrincipal => ctx.switchToHttp().getRequest().user,
+);

@@ -1,0 +1,41 @@
+import { ConflictError, NotFoundError, UnauthenticatedError } from '../common/problem/problem';
+
+export const API_KEY_CHALLENGE = 'ApiKey header="X-API-Key"';
+
+export class InvalidApiKeyError extends UnauthenticatedError {
+  constructor(detail = 'Send a valid, active region API key in the X-API-Key header.') {
+    super(detail, API_KEY_CHALLENGE);
+  }
+}
+
+export class LastApiKeyError extends ConflictError {
+  constructor() {
+    super(
+      'last-api-key',
+      'Cannot delete the last API key',
+      'A region must keep at least one active API key. Create another key first, then delete this one.',
+    );
+  }
+}
+
+export class ApiKeyLimitError extends ConflictError {
+  constructor(limit: number) {
+    super(
+      'api-key-limit',
+      'Too many API keys',
+      `A region can hold at most ${limit} active API keys. Delete keys that are no longer used first.`,
+    );
+  }
+}
+
+export class ApiKeyNotFoundError extends NotFoundError {
+  constructor() {
+    super('No active API key with this id exists in your region.');
+  }
+}
+
+export class RegionNotFoundError extends NotFoundError {
+  constructor(regionId: string) {
+    super(`No region with id ${regionId} exists.`);
+  }
+}

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { ApiKey } from './entities/api-key.entity';
+import { Region } from './entities/region.entity';
+
+export interface ActiveKeyLookup {
+  id: string;
+  regionId: string;
+  lastUsedAt: Date | null;
+}
+
+export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description'>;
+
+/**
+ * All SQL of the region-keys feature. Methods that take an EntityManager are meant to run
+ * inside the caller's transaction; the others use the pool.
+ */
+@Injectable()
+export class RegionKeysRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** One indexed lookup; the hot path of every area-A request. */
+  findActiveKeyByHash(tokenHash: string): Promise<ActiveKeyLookup | null> {
+    return this.dataSource.getRepository(ApiKey).findOne({
+      select: { id: true, regionId: true, lastUsedAt: true },
+      where: { tokenHash, revokedAt: IsNull() },
+    });
+  }
+
+  /**
+   * Sets lastUsedAt unless another request (on any instance) already did since `staleBefore`.
+   */
+  async touchLastUsed(keyId: string, now: Date, staleBefore: Date): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .update(ApiKey)
+      .set({ lastUsedAt: now, updatedAt: () => '"updated_at"' })
+      .where('id = :keyId', { keyId })
+      .andWhere('(last_used_at IS NULL OR last_used_at < :staleBefore)', { staleBefore })
+      .execute();
+  }
+
+  findRegion(regionId: string): Promise<Region | null> {
+    return this.dataSource.getRepository(Region).findOneBy({ id: regionId });
+  }
+
+  /** Active keys of a region, oldest first. */
+  listActiveKeys(regionId: string): Promise<ApiKey[]> {
+    return this.dataSource.getRepository(ApiKey).find({
+      where: { regionId, revokedAt: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  listRegions(): Promise<Region[]> {
+    return this.dataSource.getRepository(Region).find({ order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  async hasAnyRegion(): Promise<boolean> {
+    return (await this.dataSource.getRepository(Region).count({ take: 1 })) > 0;
+  }
+
+  /**
+   * SELECT ... FOR UPDATE on the region row alone (no joins: PostgreSQL refuses FOR UPDATE
+   * on the nullable side of an outer join). Every change to a region's set of keys takes
+   * this lock first, so such changes to one region run one after another.
+   */
+  lockRegion(manager: EntityManager, regionId: string): Promise<Region | null> {
+    return manager.getRepository(Region).findOne({ where: { id: regionId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  countActiveKeys(manager: EntityManager, regionId: string): Promise<number> {
+    return manager.getRepository(ApiKey).countBy({ regionId, revokedAt: IsNull() });
+  }
+
+  findActiveKeyInRegion(manager: EntityManager, keyId: string, regionId: string): Promise<ApiKey | null> {
+    return manager.getRepository(ApiKey).findOneBy({ id: keyId, regionId, revokedAt: IsNull() });
+  }
+
+  async revokeKey(manager: EntityManager, keyId: string, at: Date): Promise<void> {
+    await manager.getRepository(ApiKey).update({ id: keyId, revokedAt: IsNull() }, { revokedAt: at });
+  }
+
+  insertKey(manager: EntityManager, key: NewApiKey): Promise<ApiKey> {
+    const repo = manager.getRepository(ApiKey);
+    return repo.save(repo.create({ ...key, lastUsedAt: null, revokedAt: null }));
+  }
+
+  insertRegion(manager: EntityManager, region: Pick<Region, 'id' | 'name'>): Promise<Region> {
+    const repo = manager.getRepository(Region);
+    return repo.save(repo.create(region));
+  }
+}
+

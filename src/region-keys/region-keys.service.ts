@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
+import { ApiKey } from './entities/api-key.entity';
+import { Region } from './entities/region.entity';
+import { ApiKeyLimitError, ApiKeyNotFoundError, LastApiKeyError, RegionNotFoundError } from './region-keys.errors';
+import { RegionKeysRepository } from './region-keys.repository';
+
+/** Who is calling, once an API key has been accepted. */
+export interface RegionPrincipal {
+  regionId: string;
+  apiKeyId: string;
+}
+
+export interface RegionWithKeys {
+  region: Region;
+  apiKeys: ApiKey[];
+}
+
+/** A key just created: the row, and the secret that exists only in this one response. */
+export interface IssuedApiKey {
+  apiKey: ApiKey;
+  key: string;
+}
+
+@Injectable()
+export class RegionKeysService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repository: RegionKeysRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Resolves a presented key to its region, or null. Malformed keys never reach the
+   * database. No result is cached, so a revoked key stops working at once everywhere.
+   */
+  async authenticate(presentedKey: string): Promise<RegionPrincipal | null> {
+    if (!isWellFormedApiKey(presentedKey)) return null;
+    const key = await this.repository.findActiveKeyByHash(hashApiKey(presentedKey));
+    if (!key) return null;
+    await this.recordUse(key.id, key.lastUsedAt);
+    return { regionId: key.regionId, apiKeyId: key.id };
+  }
+
+  async getRegion(regionId: string): Promise<RegionWithKeys> {
+    const region = await this.repository.findRegion(regionId);
+    if (!region) throw new RegionNotFoundError(regionId);
+    return { region, apiKeys: await this.repository.listActiveKeys(regionId) };
+  }
+
+  listRegions(): Promise<Region[]> {
+    return this.repository.listRegions();
+  }
+
+  createKey(regionId: string, description: string | null): Promise<IssuedApiKey> {
+    return this.dataSource.transaction(async (manager) => {
+      const region = await this.repository.lockRegion(manager, regionId);
+      if (!region) throw new RegionNotFoundError(regionId);
+      const limit = this.config.MAX_API_KEYS_PER_REGION;
+      if ((await this.repository.countActiveKeys(manager, regionId)) >= limit) throw new ApiKeyLimitError(limit);
+      return this.issueKey(manager, regionId, description);
+    });
+  }
+
+  /**
+   * Revokes a key unless it is the region's last active one. The region row is locked
+   * before counting, so concurrent revocations of one region's keys (from any number of
+   * instances) queue on that lock and each counts what the previous one committed.
+   */
+  async revokeKey(regionId: string, keyId: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await this.repository.lockRegion(manager, regionId);
+      const key = await this.repository.findActiveKeyInRegion(manager, keyId, regionId);
+      if (!key) throw new ApiKeyNotFoundError();
+      if ((await this.repository.countActiveKeys(manager, regionId)) <= 1) throw new LastApiKeyError();
+      await this.repository.revokeKey(manager, keyId, new Date());
+    });
+  }
+
+  /** Creates a region with its first key. For operators (CLI, first start), not for HTTP. */
+  createRegion(name: string, description: string | null, presetKey?: string): Promise<IssuedApiKey & { region: Region }> {
+    return this.dataSource.transaction(async (manager) => {
+      const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
+      const issued = await this.issueKey(manager, region.id, description, presetKey);
+      return { region, ...issued };
+    });
+  }
+
+  async hasAnyRegion(): Promise<boolean> {
+    return this.repository.hasAnyRegion();
+  }
+
+  private async issueKey(
+    manager: EntityManager,
+    regionId: string,
+    description: string | null,
+    presetKey?: string,
+  ): Promise<IssuedApiKey> {
+    const key = presetKey ?? generateApiKey();
+    const apiKey = await this.repository.insertKey(manager, {
+      id: randomUUID(),
+      regionId,
+      tokenHash: hashApiKey(key),
+      tokenPreview: previewApiKey(key),
+      description,
+    });
+    return { apiKey, key };
+  }
+
+  private async recordUse(keyId: string, lastUsedAt: Date | null): Promise<void> {
+    const now = new Date();
+    const staleBefore = new Date(now.getTime() - this.config.API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000);
+    if (lastUsedAt && lastUsedAt >= staleBefore) return;
+    await this.repository.touchLastUsed(keyId, now, staleBefore);
+  }
+}

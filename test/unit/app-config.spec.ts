@@ -1,0 +1,37 @@
+import { ConfigValidationError, loadConfig } from '../../src/config/app-config';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(3000);
+    expect(config.DATA_DIR).toBe('./data');
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.MAX_API_KEYS_PER_REGION).toBe(100);
+    expect(config.initialRegionName).toBe('Default region');
+  });
+
+  it('converts numbers and booleans from strings', () => {
+    const config = loadConfig({ PORT: '8080', TRUST_PROXY: 'true', MAX_API_KEYS_PER_REGION: '5' });
+    expect(config.PORT).toBe(8080);
+    expect(config.TRUST_PROXY).toBe(true);
+    expect(config.MAX_API_KEYS_PER_REGION).toBe(5);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['NODE_ENV', 'staging'],
+    ['LOG_LEVEL', 'loud'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['INITIAL_REGION_API_KEY', 'too-short'],
+    ['MAX_API_KEYS_PER_REGION', '0'],
+  ])('refuses a bad %s and names it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigValidationError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:[\\s\\S]*${name}=`));
+  });
+
+  it('does not echo a secret value in the error', () => {
+    expect(() => loadConfig({ INITIAL_REGION_API_KEY: 'secret-but-short' })).toThrow(/INITIAL_REGION_API_KEY=\(hidden\)/);
+    expect(() => loadConfig({ INITIAL_REGION_API_KEY: 'secret-but-short' })).not.toThrow(/secret-but-short/);
+  });
+});
