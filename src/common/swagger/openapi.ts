@@ -1,6 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { serveDocsUi } from './docs-ui';
 import { API_KEY_SECURITY_SCHEME } from '../../region-keys/region-key-auth.decorator';
+
+const TITLE = 'Region keys and Galaxy API';
 
 const DESCRIPTION = `
 Region API keys (area A), users and tokens (area B), and the planets and satellites of the Galaxy.
@@ -12,7 +16,7 @@ Errors are RFC 9457 problem documents (\`application/problem+json\`). Every resp
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
-    .setTitle('Region keys and Galaxy API')
+    .setTitle(TITLE)
     .setDescription(DESCRIPTION)
     .setVersion('0.7.1')
     // Relative, so "Try it out" calls whichever host and port served the page.
@@ -26,13 +30,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /** Swagger UI at /docs, the document at /docs-json and /docs-yaml. */
-export function setupOpenApi(app: INestApplication): OpenAPIObject {
+export function setupOpenApi(app: NestFastifyApplication): OpenAPIObject {
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {
+    ui: false,
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
-    customSiteTitle: 'Region keys and Galaxy API',
-    swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
   });
+  serveDocsUi(app.getHttpAdapter().getInstance(), TITLE);
   return document;
 }
