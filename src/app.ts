@@ -1,5 +1,6 @@
 import { Reflector, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { AuthPolicyGuard } from './common/auth/auth-policy';
@@ -25,6 +26,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     loggerInstance: logger,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     trustProxy: config.TRUST_PROXY,
     return503OnClosing: true,
   });

@@ -26,7 +26,24 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       API_KEY_SECURITY_SCHEME,
     )
     .build();
-  return SwaggerModule.createDocument(app, config);
+  config.info.license = { name: 'Proprietary' };
+  const document = SwaggerModule.createDocument(app, config);
+  markPublicOperations(document);
+  return document;
+}
+
+/**
+ * Operations that declare no security scheme are the @Public() ones (the auth-policy
+ * guard refuses any route without a policy, and every other policy's decorator adds its
+ * scheme). OpenAPI says "public" with an explicit empty list.
+ */
+function markPublicOperations(document: OpenAPIObject): void {
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = pathItem[method];
+      if (operation && !operation.security) operation.security = [];
+    }
+  }
 }
 
 /** Swagger UI at /docs, the document at /docs-json and /docs-yaml. */

@@ -1,0 +1,165 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataDirInUseError, DataDirLock } from '../../src/database/data-dir-lock';
+import { freePort, runProcess, startProcess } from '../support/processes';
+import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
+
+/**
+ * The server and the operator CLI as real processes (compiled by the global setup), the
+ * way an operator runs them.
+ */
+const SERVER = 'dist/src/main.js';
+const CLI = 'dist/src/cli.js';
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'rk-proc-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const api = (port: number, path: string, key?: string) =>
+  fetch(`http://127.0.0.1:${port}${path}`, { headers: key ? { 'x-api-key': key } : {} });
+
+describe('the embedded database directory', () => {
+  it('refuses a second process on the same DATA_DIR with a clear message, and leaves the first one working', async () => {
+    const port = await freePort();
+    const first = startProcess(SERVER, [], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' });
+    try {
+      const [, key] = await first.waitFor(/X-API-Key: (rk_\w+)/);
+      await first.waitFor(/listening|started/i).catch(() => undefined);
+      const second = await runProcess(SERVER, [], { DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/DATA_DIR .* is in use by another process \(pid \d+\)/);
+      const cli = await runProcess(CLI, ['region', 'list'], { DATA_DIR: dataDir });
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toMatch(/in use by another process/);
+      expect((await api(port, '/auth/regions/me', key)).status).toBe(200);
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+    }
+  });
+
+  it('refuses a second open within one process too', () => {
+    const lock = DataDirLock.acquire(dataDir);
+    try {
+      expect(() => DataDirLock.acquire(dataDir)).toThrow(DataDirInUseError);
+    } finally {
+      lock.release();
+    }
+    // Released: it can be taken again.
+    DataDirLock.acquire(dataDir).release();
+  });
+});
+
+describe('start and stop', () => {
+  it('prints a first key once on a fresh database, keeps data across restarts, and shuts down cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const env = { DATA_DIR: dataDir, PORT: String(port), NODE_ENV: 'development', LOG_LEVEL: 'info' };
+    const server = startProcess(SERVER, [], env);
+    const [, key] = await server.waitFor(/X-API-Key: (rk_\w+)/);
+    await server.waitFor(/Server listening/);
+    expect(server.stdout()).toContain('FIRST START');
+    // The banner goes to stdout once; no log line carries the key.
+    const logLines = server.stdout().split('\n').filter((l) => l.startsWith('{'));
+    expect(logLines.join('\n')).not.toContain(key);
+    expect((await api(port, '/auth/regions/me', key)).status).toBe(200);
+
+    const inFlight = Array.from({ length: 20 }, () => api(port, '/auth/regions/me', key));
+    server.child.kill('SIGTERM');
+    const statuses = await Promise.all(inFlight.map((p) => p.then((r) => r.status, () => 'refused')));
+    expect(statuses.filter((s) => s !== 200 && s !== 'refused' && s !== 503)).toEqual([]);
+    expect(await server.exited).toBe(0);
+    expect(existsSync(join(dataDir, 'postmaster.lock'))).toBe(false);
+
+    // The second start finds the region: no new banner, the same key still works.
+    const again = startProcess(SERVER, [], { ...env, PORT: String(await freePort()) });
+    try {
+      await again.waitFor(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
+      const [, port2] = again.stdout().match(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/)!;
+      expect(again.stdout()).not.toContain('FIRST START');
+      expect((await api(Number(port2), '/auth/regions/me', key)).status).toBe(200);
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
+  });
+
+  it('in production without INITIAL_REGION_API_KEY, creates no key and logs how to make one', async () => {
+    const server = startProcess(SERVER, [], { DATA_DIR: dataDir, PORT: String(await freePort()), NODE_ENV: 'production' });
+    try {
+      await server.waitFor(/region create/);
+      expect(server.stdout()).not.toContain('X-API-Key:');
+      expect(server.stdout()).not.toMatch(/rk_\w{49}/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it.each([
+    ['PORT', 'not-a-port'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['INITIAL_REGION_API_KEY', 'short'],
+  ])('stops at start when %s is bad, naming the variable', async (name, value) => {
+    const result = await runProcess(SERVER, [], { DATA_DIR: dataDir, [name]: value });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${name}=`);
+  });
+});
+
+describe('operator CLI', () => {
+  let db: TestDatabase;
+  let dbEnv: Record<string, string>;
+  beforeEach(async () => {
+    db = await createTestDatabase();
+    dbEnv = usesPostgresServer() ? db.env : { DATA_DIR: dataDir };
+  });
+  afterEach(async () => db.drop());
+
+  it('creates a region with --json as exactly one JSON object, and the key works', async () => {
+    const created = await runProcess(CLI, ['region', 'create', '--name', 'Utrecht', '--description', 'Planner', '--json'], dbEnv);
+    expect(created.code).toBe(0);
+    const output = JSON.parse(created.stdout);
+    expect(created.stdout.trim().split('\n')).toHaveLength(1);
+    expect(output).toEqual({
+      region: { id: expect.any(String), name: 'Utrecht' },
+      apiKey: { id: expect.any(String), key: expect.stringMatching(/^rk_/), tokenPreview: expect.any(String), description: 'Planner' },
+    });
+
+    const list = await runProcess(CLI, ['region', 'list', '--json'], dbEnv);
+    expect(JSON.parse(list.stdout).regions).toEqual([expect.objectContaining({ id: output.region.id, name: 'Utrecht' })]);
+
+    const key = await runProcess(CLI, ['key', 'create', '--region', output.region.id, '--json'], dbEnv);
+    expect(key.code).toBe(0);
+    const second = JSON.parse(key.stdout).apiKey.key;
+
+    const t = await startTestApp(dbEnv.DATA_DIR ? { DATA_DIR: dataDir } : {}, { env: dbEnv, drop: async () => undefined });
+    try {
+      for (const k of [output.apiKey.key, second]) {
+        const res = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': k } });
+        expect(res.statusCode).toBe(200);
+        expect(res.json().name).toBe('Utrecht');
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.each([
+    [['region', 'create'], /--name is required/, 2],
+    [['region', 'create', '--name', '   '], /--name is required/, 2],
+    [['region', 'create', '--name', 'x'.repeat(101)], /at most 100/, 2],
+    [['key', 'create', '--region', 'not-a-uuid'], /must be a region id/, 2],
+    [['key', 'create', '--region', '00000000-0000-4000-8000-000000000000'], /No region with id/, 1],
+    [['region', 'explode'], /Unknown command/, 2],
+    [['region', 'create', '--nme', 'typo'], /Unknown option/, 1],
+  ])('reports %j on stderr with a non-zero exit', async (args, message, code) => {
+    const result = await runProcess(CLI, args as string[], dbEnv);
+    expect(result.code).toBe(code);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+});

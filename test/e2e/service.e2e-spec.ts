@@ -1,0 +1,123 @@
+import { DataSource } from 'typeorm';
+import { newRegion, startTestApp, TestApp } from '../support/test-app';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+describe('every response', () => {
+  it('carries security headers and no X-Powered-By, on success and on error', async () => {
+    for (const url of ['/health', '/no-such-route', '/auth/regions/me']) {
+      const res = await t.request({ method: 'GET', url });
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it('echoes a sane X-Request-ID and replaces anything else with a UUID', async () => {
+    const sane = await t.request({ method: 'GET', url: '/health', headers: { 'x-request-id': 'abc-123.x:y' } });
+    expect(sane.headers['x-request-id']).toBe('abc-123.x:y');
+    for (const bad of ['has space', 'x'.repeat(200), '<script>', '']) {
+      const res = await t.request({ method: 'GET', url: '/health', headers: { 'x-request-id': bad } });
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const error = await t.request({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'trace-42' } });
+    expect(error.headers['x-request-id']).toBe('trace-42');
+  });
+
+  it('puts the request id in the log lines of the request', async () => {
+    await t.request({ method: 'GET', url: '/health', headers: { 'x-request-id': 'log-correlation-1' } });
+    const lines = t.logs.filter((l) => l.includes('log-correlation-1'));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.every((l) => JSON.parse(l).requestId === 'log-correlation-1')).toBe(true);
+  });
+
+  it('never logs an API key header or query string', async () => {
+    const region = await newRegion(t);
+    await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': region.key } });
+    await t.request({ method: 'GET', url: `/auth/regions/me?api_key=${region.key}` });
+    expect(t.logs.join('\n')).not.toContain(region.key);
+  });
+});
+
+describe('unknown routes and methods', () => {
+  it('answers an unknown route with a 404 problem', async () => {
+    const res = await t.request({ method: 'GET', url: '/does/not/exist' });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.json()).toMatchObject({ status: 404, type: 'https://errors.example/not-found', instance: '/does/not/exist' });
+  });
+
+  it.each([
+    ['PUT', '/auth/regions/me'],
+    ['PATCH', '/auth/region/api-keys'],
+    ['GET', '/auth/region/api-keys'],
+    ['POST', '/health'],
+  ])('answers %s %s (a known path, wrong method) with a 404 problem, not a 500', async (method, url) => {
+    const res = await t.request({ method: method as 'GET', url, headers: { 'x-api-key': 'x' } });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().status).toBe(404);
+  });
+});
+
+describe('GET /health', () => {
+  it('reports the database up', async () => {
+    const res = await t.request({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok', database: 'up' });
+  });
+});
+
+describe('database schema', () => {
+  it('is exactly what the entities describe once the migrations ran (nothing left to generate)', async () => {
+    const pending = await t.app.get(DataSource).driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+  });
+
+  it('has applied every migration', async () => {
+    const dataSource = t.app.get(DataSource);
+    const applied = await dataSource.query('SELECT name FROM migrations ORDER BY id');
+    expect(applied.map((m: { name: string }) => m.name)).toEqual(dataSource.migrations.map((m) => m.name));
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is served as OpenAPI 3.1 at /docs-json and /docs-yaml, with Swagger UI at /docs', async () => {
+    const json = await t.request({ method: 'GET', url: '/docs-json' });
+    expect(json.statusCode).toBe(200);
+    expect(json.json().openapi).toBe('3.1.0');
+    const yaml = await t.request({ method: 'GET', url: '/docs-yaml' });
+    expect(yaml.body).toMatch(/^openapi: 3\.1\.0/m);
+    const ui = await t.request({ method: 'GET', url: '/docs' });
+    expect(ui.headers['content-type']).toContain('text/html');
+    expect(ui.body).toContain('swagger-ui-bundle.js');
+    const bundle = await t.request({ method: 'GET', url: '/docs/swagger-ui-bundle.js' });
+    expect(bundle.statusCode).toBe(200);
+  });
+
+  it('documents every region-key route with the apiKeyHeader scheme and its problem responses', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/docs-json' })).json();
+    expect(doc.components.securitySchemes.apiKeyHeader).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    );
+    const operations = [
+      [doc.paths['/auth/regions/me'].get, ['200', '401']],
+      [doc.paths['/auth/region/api-keys'].post, ['201', '400', '401', '409', '413', '415']],
+      [doc.paths['/auth/region/api-keys/{id}'].delete, ['204', '400', '401', '404', '409']],
+    ] as const;
+    for (const [operation, statuses] of operations) {
+      expect(operation.security).toEqual([{ apiKeyHeader: [] }]);
+      expect(Object.keys(operation.responses).sort()).toEqual([...statuses].sort());
+      for (const status of statuses.filter((s) => Number(s) >= 400)) {
+        expect(operation.responses[status].content['application/problem+json'].schema).toEqual({
+          $ref: '#/components/schemas/ProblemDto',
+        });
+      }
+    }
+  });
+});

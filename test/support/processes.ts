@@ -1,0 +1,66 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+const ROOT = resolve('.');
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves once stdout or stderr matches, rejects if the process exits first or time runs out. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+/** Starts a compiled entry point (dist/, built by the Jest global setup) as a real process. */
+export function startProcess(script: string, args: string[], env: Record<string, string>): RunningProcess {
+  const child = spawn(process.execPath, [resolve(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  child.stderr!.on('data', (d) => (err += String(d)));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor: (pattern, timeoutMs = 30000) =>
+      new Promise((done, fail) => {
+        const started = Date.now();
+        const timer = setInterval(() => {
+          const match = (out + err).match(pattern);
+          if (match) {
+            clearInterval(timer);
+            done(match);
+          } else if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+            clearInterval(timer);
+            fail(new Error(`Did not see ${pattern} (exit ${child.exitCode}).\nstdout: ${out}\nstderr: ${err}`));
+          }
+        }, 50);
+      }),
+  };
+}
+
+/** Runs a compiled entry point to completion. */
+export async function runProcess(script: string, args: string[], env: Record<string, string>) {
+  const running = startProcess(script, args, env);
+  const code = await running.exited;
+  return { code, stdout: running.stdout(), stderr: running.stderr() };
+}
