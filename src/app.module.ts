@@ -1,16 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from './auth/auth.module';
+import { CelestialBodiesModule } from './celestial-bodies/celestial-bodies.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { RegionKeysModule } from './region-keys/region-keys.module';
+import { UsersModule } from './users/users.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, HealthModule, RegionKeysModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, HealthModule, RegionKeysModule, UsersModule, AuthModule, CelestialBodiesModule],
     };
   }
 }

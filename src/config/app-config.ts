@@ -11,6 +11,7 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateIf,
   validateSync,
 } from 'class-validator';
 
@@ -118,6 +119,89 @@ export class AppConfig {
   @Transform(toBool)
   @IsBoolean()
   TRUST_PROXY = false;
+
+  /** bcrypt work factor for new password hashes (each step doubles the time). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(4)
+  @Max(16)
+  BCRYPT_COST = 12;
+
+  /** HS256 key for user tokens. Required in production; elsewhere a random one is made at boot. */
+  @Transform(emptyToUndefined)
+  @ValidateIf((c: AppConfig) => c.NODE_ENV === NodeEnv.Production || c.JWT_SECRET !== undefined)
+  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
+  @IsString({ message: 'JWT_SECRET must be set in production' })
+  JWT_SECRET?: string;
+
+  /** Lifetime of a user token, in seconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  JWT_TTL = 3600;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  JWT_ISSUER?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  JWT_AUDIENCE?: string;
+
+  /** How long a successful Basic verification is remembered (0 turns the cache off). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  BASIC_AUTH_CACHE_TTL_SECONDS = 300;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  BASIC_AUTH_CACHE_MAX_ENTRIES = 10000;
+
+  /** Failed sign-ins (token or Basic) allowed per client address and email in one window. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURE_LIMIT = 10;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURE_WINDOW_SECONDS = 60;
+
+  /** Sign-ups allowed per client address in one window. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SIGNUP_RATE_LIMIT = 20;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SIGNUP_RATE_WINDOW_SECONDS = 60;
+
+  /** When set, rate-limit counters live in Redis and are shared by every instance. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  /** Prefix of every Redis key this service writes, so several services can share a Redis. */
+  @IsString()
+  @MinLength(1)
+  REDIS_KEY_PREFIX = 'region-keys-api:';
+
+  /**
+   * Sample planets for a first look. Unset: only on the embedded database (no DATABASE_URL).
+   * Either way at most once per database, and in auto mode only while it has no planets.
+   */
+  @Transform(({ value }) => (emptyToUndefined({ value }) === undefined ? undefined : toBool({ value })))
+  @IsOptional()
+  @IsBoolean()
+  SEED_SAMPLE_DATA?: boolean;
 
   get isProduction(): boolean {
     return this.NODE_ENV === NodeEnv.Production;

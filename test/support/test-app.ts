@@ -19,6 +19,13 @@ export const TEST_ENV: Record<string, string> = {
   LOG_LEVEL: 'info',
   // Tests create their regions with the factories below; a banner is of no use here.
   INITIAL_REGION_API_KEY: 'operator-chosen-initial-key-0123456789abcdef',
+  // bcrypt's cheapest cost: hashing at 12 would take most of the test time.
+  BCRYPT_COST: '4',
+  // Suites create many users from one address; rate-limit tests set their own limits.
+  SIGNUP_RATE_LIMIT: '100000',
+  LOGIN_FAILURE_LIMIT: '100000',
+  // Deterministic planet lists; the sample-data test turns seeding on itself.
+  SEED_SAMPLE_DATA: 'false',
 };
 
 /** Boots the real AppModule on a fresh database. `env` overrides settings. */

@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { serveDocsUi } from './docs-ui';
 import { API_KEY_SECURITY_SCHEME } from '../../region-keys/region-key-auth.decorator';
+import { BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../../auth/user-auth.decorator';
 
 const TITLE = 'Region keys and Galaxy API';
 
@@ -24,6 +25,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addApiKey(
       { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A region API key (rk_…).' },
       API_KEY_SECURITY_SCHEME,
+    )
+    .addBasicAuth(
+      { type: 'http', scheme: 'basic', description: 'Your email and password (area B).' },
+      BASIC_SECURITY_SCHEME,
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from POST /auth/token (area B).' },
+      BEARER_SECURITY_SCHEME,
     )
     .build();
   config.info.license = { name: 'Proprietary' };

@@ -1,0 +1,54 @@
+import { Body, Controller, Get, Header, Ip, Post, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Public } from '../common/auth/auth-policy';
+import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { UserDto } from '../users/dto/user.dto';
+import { rateLimitHeaders } from './auth.errors';
+import { AuthService } from './auth.service';
+import type { AuthenticatedUser } from './authenticated-user';
+import { CredentialsDto, TokenDto } from './dto/credentials.dto';
+import { ApiLoginRateLimited, RATE_LIMIT_HEADERS } from './rate-limit/api-rate-limit.decorator';
+import { TokenService } from './token.service';
+import { CurrentUser, UserAuth } from './user-auth.decorator';
+
+@ApiTags('Authentication')
+@Controller()
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly tokens: TokenService,
+  ) {}
+
+  @Post('auth/token')
+  @Public()
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    operationId: 'getToken',
+    summary: 'Get a token',
+    description:
+      'Exchanges email and password for a JWT to send as `Authorization: Bearer <token>`. ' +
+      'Failed attempts are limited per client address and email (10 a minute by default); X-RateLimit-* count them.',
+  })
+  @ApiCreatedResponse({ type: TokenDto, description: 'A token.', headers: RATE_LIMIT_HEADERS })
+  @ApiProblems(
+    { status: 400, description: 'Invalid input: a missing or malformed email or password, or an unknown field.' },
+    { status: 401, description: 'The email or password is wrong (one answer for both).', detail: 'The email or password is wrong.' },
+    413,
+    415,
+  )
+  @ApiLoginRateLimited()
+  async getToken(@Body() body: CredentialsDto, @Ip() ip: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenDto> {
+    const { user, allowance } = await this.auth.signIn(body.email, body.password, ip);
+    reply.headers(rateLimitHeaders(allowance));
+    return { token: await this.tokens.issue(user) };
+  }
+
+  @Get('me')
+  @UserAuth()
+  @ApiOperation({ operationId: 'getMe', summary: 'Get the authenticated user', description: 'With Basic credentials or a Bearer token.' })
+  @ApiOkResponse({ type: UserDto, description: 'You.' })
+  getMe(@CurrentUser() user: AuthenticatedUser): UserDto {
+    return UserDto.from(user);
+  }
+}

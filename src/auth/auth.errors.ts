@@ -1,0 +1,29 @@
+import { UnauthenticatedError } from '../common/problem/problem';
+import type { LoginAllowance } from './rate-limit/login-throttle';
+
+/** Both schemes /me and every user route accept, so a client knows what it may send. */
+export const USER_CHALLENGE = 'Basic realm="api", charset="UTF-8", Bearer';
+
+export class UserUnauthenticatedError extends UnauthenticatedError {
+  constructor(detail = 'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.') {
+    super(detail, USER_CHALLENGE);
+  }
+}
+
+/**
+ * One answer for an unknown email and a wrong password alike, so the response does not
+ * tell who has an account.
+ */
+export class InvalidCredentialsError extends UnauthenticatedError {
+  constructor(allowance: LoginAllowance) {
+    super('The email or password is wrong.', USER_CHALLENGE);
+    Object.assign(this.headers, rateLimitHeaders(allowance));
+  }
+}
+
+/** What is left of the failed-sign-in allowance, for X-RateLimit-* response headers. */
+export const rateLimitHeaders = ({ limit, remaining, reset }: LoginAllowance): Record<string, string> => ({
+  'X-RateLimit-Limit': String(limit),
+  'X-RateLimit-Remaining': String(remaining),
+  'X-RateLimit-Reset': String(reset),
+});

@@ -1,0 +1,35 @@
+import { normalizeEmail } from '../users/email';
+
+export interface BasicCredentials {
+  email: string;
+  password: string;
+}
+
+const BASIC_HEADER = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads `Authorization: Basic base64(email:password)` (RFC 7617). passport-http splits the
+ * decoded text on every colon and so cuts a password that contains one, and decodes
+ * base64 leniently; this splits on the first colon only (an email cannot contain one, a
+ * password may) and refuses anything that is not exact base64 of UTF-8 text.
+ */
+export function parseBasicAuthorization(header: unknown): BasicCredentials | null {
+  if (typeof header !== 'string') return null;
+  const encoded = BASIC_HEADER.exec(header)?.[1];
+  if (!encoded) return null;
+  const bytes = Buffer.from(encoded, 'base64');
+  // Node skips characters it cannot decode; re-encoding shows whether any were skipped.
+  if (bytes.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '')) return null;
+  let decoded: string;
+  try {
+    decoded = utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  const email = normalizeEmail(decoded.slice(0, colon));
+  const password = decoded.slice(colon + 1);
+  return email && password ? { email, password } : null;
+}

@@ -1,0 +1,29 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsString, MaxLength } from 'class-validator';
+import { EMAIL_MAX_LENGTH, normalizeEmail } from '../../users/email';
+import { IsUtf8ByteLength, PASSWORD_MAX_BYTES } from '../../users/password-policy';
+
+@ApiSchema({ name: 'Credentials' })
+export class CredentialsDto {
+  @ApiProperty({ format: 'email', maxLength: EMAIL_MAX_LENGTH, example: 'marc@scalar.com' })
+  @Transform(({ value }) => (typeof value === 'string' ? normalizeEmail(value) : value))
+  @IsString()
+  @MaxLength(EMAIL_MAX_LENGTH)
+  @IsEmail()
+  email: string;
+
+  // No minimum beyond one byte: a password that met an older, shorter rule must still work.
+  @ApiProperty({ writeOnly: true, minLength: 1, maxLength: PASSWORD_MAX_BYTES, description: 'At most 72 bytes in UTF-8.', example: 'i-love-scalar' })
+  @IsUtf8ByteLength(1, PASSWORD_MAX_BYTES)
+  password: string;
+}
+
+@ApiSchema({ name: 'Token' })
+export class TokenDto {
+  @ApiProperty({
+    description: 'A JWT (HS256). Send it as `Authorization: Bearer <token>`. It expires after JWT_TTL seconds (1 hour by default).',
+    example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiaWF0IjoxNzk0NjQ3MzAwLCJleHAiOjE3OTQ2NTA5MDB9.c2lnbmF0dXJl',
+  })
+  token: string;
+}

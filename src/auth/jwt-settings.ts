@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+
+/** How user tokens are signed and checked; shared by the issuer and the Bearer strategy. */
+export class JwtSettings {
+  /** The only algorithm signed and accepted: never `none`, never a public-key algorithm. */
+  static readonly ALGORITHM = 'HS256' as const;
+
+  private constructor(
+    readonly secret: string,
+    readonly ttlSeconds: number,
+    readonly issuer: string | undefined,
+    readonly audience: string | undefined,
+  ) {}
+
+  /** Production requires JWT_SECRET (config validation enforces it); elsewhere one is made up. */
+  static fromConfig(config: AppConfig): JwtSettings {
+    let secret = config.JWT_SECRET;
+    if (!secret) {
+      secret = randomBytes(32).toString('base64url');
+      new Logger(JwtSettings.name).warn(
+        'JWT_SECRET is not set: tokens are signed with a random secret made at start. They stop working on restart ' +
+          'and are not accepted by other instances. Set JWT_SECRET (required in production).',
+      );
+    }
+    return new JwtSettings(secret, config.JWT_TTL, config.JWT_ISSUER, config.JWT_AUDIENCE);
+  }
+}

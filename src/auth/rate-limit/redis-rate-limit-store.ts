@@ -1,0 +1,74 @@
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { ServiceUnavailableError } from '../../common/problem/problem';
+import { RateLimitStore, RateLimitWindow, storageRecord, ThrottlerStorageRecord, toSeconds } from './rate-limit-store';
+
+// One round trip, atomic: instances racing on one key each see a distinct count.
+// A key past its limit is blocked and further hits are not counted (nor extend the block).
+const INCREMENT = `
+local limit = tonumber(ARGV[2])
+local hits = tonumber(redis.call('GET', KEYS[1]) or '0')
+if hits > limit then
+  return { hits, redis.call('PTTL', KEYS[1]) }
+end
+hits = redis.call('INCR', KEYS[1])
+if hits > limit then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return { hits, tonumber(ARGV[3]) }
+end
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return { hits, left }
+`;
+
+/** Counters shared by every instance through Redis (REDIS_URL). */
+export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdown {
+  private readonly logger = new Logger(RedisRateLimitStore.name);
+  private readonly redis: Redis;
+
+  constructor(
+    url: string,
+    private readonly keyPrefix: string,
+  ) {
+    // A few quick retries, then fail the request: hanging every sign-in while Redis
+    // is away would be worse than a 503.
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+    this.redis.on('error', (err: Error) => this.logger.warn(`Redis: ${err.message}`));
+  }
+
+  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+    const [hits, msLeft] = (await this.run(() =>
+      this.redis.eval(INCREMENT, 1, this.redisKey(key, throttlerName), ttl, limit, blockDuration),
+    )) as [number, number];
+    return storageRecord(hits, msLeft, limit);
+  }
+
+  async peek(key: string, throttlerName: string): Promise<RateLimitWindow> {
+    const redisKey = this.redisKey(key, throttlerName);
+    const [hits, msLeft] = await this.run(() => Promise.all([this.redis.get(redisKey), this.redis.pttl(redisKey)]));
+    return { totalHits: Number(hits ?? 0), timeToExpire: toSeconds(msLeft) };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // quit() would wait for a connection that may never come back.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
+  }
+
+  private redisKey(key: string, throttlerName: string): string {
+    return `${this.keyPrefix}rate-limit:${throttlerName}:${key}`;
+  }
+
+  private async run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (err) {
+      // Fail closed: without counters, sign-in would be open to unlimited guessing.
+      this.logger.error(`Rate-limit counters unavailable: ${(err as Error).message}`);
+      throw new ServiceUnavailableError('Sign-in is temporarily unavailable; retry shortly.', 5);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import type { AuthenticatedUser } from '../authenticated-user';
+import { JwtSettings } from '../jwt-settings';
+import { TokenService, type TokenClaims } from '../token.service';
+
+export const JWT_STRATEGY = 'jwt';
+
+/** `Authorization: Bearer <jwt>`: HS256 only, `exp` enforced, `iss`/`aud` when configured. */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
+  constructor(
+    settings: JwtSettings,
+    private readonly tokens: TokenService,
+  ) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: settings.secret,
+      // An explicit list: a token naming any other algorithm ("none" included) is refused.
+      algorithms: [JwtSettings.ALGORITHM],
+      ignoreExpiration: false,
+      ...(settings.issuer ? { issuer: settings.issuer } : {}),
+      ...(settings.audience ? { audience: settings.audience } : {}),
+    });
+  }
+
+  validate(claims: TokenClaims): Promise<AuthenticatedUser | null> {
+    return this.tokens.userFor(claims);
+  }
+}

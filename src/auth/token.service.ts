@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { UsersService } from '../users/users.service';
+import type { AuthenticatedUser } from './authenticated-user';
+import { toAuthenticatedUser } from './auth.service';
+import { JwtSettings } from './jwt-settings';
+
+/** The claims this service puts in a token; the signature and `exp` are checked by passport-jwt. */
+export interface TokenClaims {
+  sub?: unknown;
+  iat?: unknown;
+  exp?: unknown;
+}
+
+const USER_ID = /^[1-9][0-9]{0,9}$/;
+const MAX_INTEGER_ID = 2_147_483_647;
+
+/** Issues user tokens (JWT, HS256, `sub` = user id) and resolves verified ones to users. */
+@Injectable()
+export class TokenService {
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly settings: JwtSettings,
+    private readonly users: UsersService,
+  ) {}
+
+  issue(user: AuthenticatedUser): Promise<string> {
+    const { secret, ttlSeconds, issuer, audience } = this.settings;
+    return this.jwt.signAsync(
+      {},
+      {
+        secret,
+        algorithm: JwtSettings.ALGORITHM,
+        subject: String(user.id),
+        expiresIn: ttlSeconds,
+        // jsonwebtoken refuses an option that is present but undefined.
+        ...(issuer ? { issuer } : {}),
+        ...(audience ? { audience } : {}),
+      },
+    );
+  }
+
+  /**
+   * The user a verified token names, or null: the user may have been deleted since.
+   * A token without `exp` is refused, though only a holder of the secret could make one.
+   */
+  async userFor(claims: TokenClaims): Promise<AuthenticatedUser | null> {
+    if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || !USER_ID.test(claims.sub)) return null;
+    const id = Number(claims.sub);
+    if (id > MAX_INTEGER_ID) return null;
+    const user = await this.users.findById(id);
+    return user ? toAuthenticatedUser(user) : null;
+  }
+}

@@ -1,0 +1,30 @@
+import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } from '@nestjs/common';
+import { ApiSecurity } from '@nestjs/swagger';
+import { declareAuthPolicy } from '../common/auth/auth-policy';
+import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import type { AuthenticatedUser } from './authenticated-user';
+import { ApiLoginRateLimited } from './rate-limit/api-rate-limit.decorator';
+import { UserAuthGuard } from './user-auth.guard';
+
+export const BASIC_SECURITY_SCHEME = 'basicAuth';
+export const BEARER_SECURITY_SCHEME = 'bearerAuth';
+
+/** The route requires a signed-in user: Basic (email and password) or a Bearer token. */
+export const UserAuth = () =>
+  applyDecorators(
+    declareAuthPolicy('user'),
+    UseGuards(UserAuthGuard),
+    // Two requirement objects: either scheme is enough (OpenAPI "OR").
+    ApiSecurity(BASIC_SECURITY_SCHEME),
+    ApiSecurity(BEARER_SECURITY_SCHEME),
+    ApiProblems({
+      status: 401,
+      description: 'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
+    }),
+    ApiLoginRateLimited('Too many failed Basic sign-ins from this client for this email; see Retry-After.'),
+  );
+
+/** The user that authenticated the request. */
+export const CurrentUser = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): AuthenticatedUser => ctx.switchToHttp().getRequest().user,
+);

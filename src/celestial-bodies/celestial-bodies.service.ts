@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { DataSource, EntityManager } from 'typeorm';
+import { CelestialBodiesRepository } from './celestial-bodies.repository';
+import { NotPlanetCreatorError, OrbitedPlanetNotFoundError, PlanetImageNotFoundError, PlanetNotFoundError } from './celestial-bodies.errors';
+import { toPlanetValues, type PlanetBodyInputDto, type PlanetInputDto } from './dto/planet-input.dto';
+import type { SatelliteInputDto } from './dto/satellite-input.dto';
+import type { Planet } from './entities/planet.entity';
+import type { PlanetImage } from './entities/planet-image.entity';
+import type { Satellite } from './entities/satellite.entity';
+import { readImage } from './image-upload';
+
+export interface PlanetWithSatellites {
+  planet: Planet;
+  satellites: Satellite[];
+}
+
+export interface PlanetPage {
+  items: PlanetWithSatellites[];
+  total: number;
+}
+
+export interface SatelliteWithPlanet {
+  satellite: Satellite;
+  planet: Pick<Planet, 'id' | 'name'>;
+}
+
+@Injectable()
+export class CelestialBodiesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repository: CelestialBodiesRepository,
+  ) {}
+
+  /** Three queries whatever the page size: the page (with creators), the count, the satellites. */
+  async listPlanets(limit: number, offset: number): Promise<PlanetPage> {
+    const planets = await this.repository.findPlanetPage(limit, offset);
+    const total = await this.repository.countPlanets();
+    return { items: await this.withSatellites(planets), total };
+  }
+
+  async getPlanet(id: number): Promise<PlanetWithSatellites> {
+    const planet = await this.repository.findPlanet(id);
+    if (!planet) throw new PlanetNotFoundError(id);
+    const [item] = await this.withSatellites([planet]);
+    return item;
+  }
+
+  async createPlanet(creatorId: number, input: PlanetInputDto | PlanetBodyInputDto): Promise<PlanetWithSatellites> {
+    const id = await this.repository.insertPlanet(this.dataSource.manager, creatorId, toPlanetValues(input));
+    return this.getPlanet(id);
+  }
+
+  /** Replaces the planet's fields; only its creator may. */
+  async updatePlanet(id: number, userId: number, input: PlanetInputDto): Promise<PlanetWithSatellites> {
+    await this.dataSource.transaction(async (manager) => {
+      await this.lockOwnPlanet(manager, id, userId);
+      await this.repository.updatePlanet(manager, id, toPlanetValues(input));
+    });
+    return this.getPlanet(id);
+  }
+
+  /** Deletes the planet with its satellites and image, in one transaction; only its creator may. */
+  async deletePlanet(id: number, userId: number): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await this.lockOwnPlanet(manager, id, userId);
+      await this.repository.deletePlanet(manager, id);
+    });
+  }
+
+  /**
+   * Any signed-in user may add a satellite to any planet (the contract restricts only changes
+   * to the planet itself). The planet is share-locked so a concurrent delete cannot remove it
+   * between the check and the insert (which would otherwise fail on the foreign key).
+   */
+  createSatellite(input: SatelliteInputDto): Promise<SatelliteWithPlanet> {
+    const planetId = input.orbit.planet.id;
+    return this.dataSource.transaction(async (manager) => {
+      const planet = await this.repository.sharePlanet(manager, planetId);
+      if (!planet) throw new OrbitedPlanetNotFoundError(planetId);
+      const satellite = await this.repository.insertSatellite(manager, {
+        planetId,
+        name: input.name,
+        description: input.description ?? null,
+        diameter: input.diameter ?? null,
+        type: input.type,
+        orbitalPeriod: input.orbit.orbitalPeriod ?? null,
+        distance: input.orbit.distance ?? null,
+      });
+      return { satellite, planet: { id: planet.id, name: planet.name } };
+    });
+  }
+
+  /**
+   * Stores the planet's image (replacing any). Who may upload is settled before a byte is
+   * read; the upload is then read while it arrives (type and size checked on the way), and
+   * only the write happens under the planet's lock.
+   */
+  async uploadImage(planetId: number, userId: number, upload: Readable): Promise<PlanetImage> {
+    const owner = await this.repository.findPlanetCreatorId(planetId);
+    if (!owner) throw new PlanetNotFoundError(planetId);
+    if (owner.creatorId !== userId) throw new NotPlanetCreatorError();
+    const { data, contentType } = await readImage(upload);
+    const image = {
+      planetId,
+      contentType,
+      byteSize: data.length,
+      sha256: createHash('sha256').update(data).digest('hex'),
+      data,
+      uploadedAt: new Date(),
+    };
+    await this.dataSource.transaction(async (manager) => {
+      await this.lockOwnPlanet(manager, planetId, userId);
+      await this.repository.saveImage(manager, image);
+    });
+    return image;
+  }
+
+  /** The image's metadata (for a conditional request), or with `withData` its bytes too. */
+  async getImage(planetId: number, withData: boolean): Promise<PlanetImage> {
+    const image = await this.repository.findImage(planetId, withData);
+    if (!image) throw new PlanetImageNotFoundError(planetId);
+    return image;
+  }
+
+  private async lockOwnPlanet(manager: EntityManager, id: number, userId: number): Promise<Planet> {
+    const planet = await this.repository.lockPlanet(manager, id);
+    if (!planet) throw new PlanetNotFoundError(id);
+    if (planet.creatorId !== userId) throw new NotPlanetCreatorError();
+    return planet;
+  }
+
+  private async withSatellites(planets: Planet[]): Promise<PlanetWithSatellites[]> {
+    const satellites = await this.repository.findSatellitesOf(planets.map((p) => p.id));
+    const byPlanet = new Map<number, Satellite[]>();
+    for (const satellite of satellites) {
+      const list = byPlanet.get(satellite.planetId);
+      if (list) list.push(satellite);
+      else byPlanet.set(satellite.planetId, [satellite]);
+    }
+    return planets.map((planet) => ({ planet, satellites: byPlanet.get(planet.id) ?? [] }));
+  }
+}

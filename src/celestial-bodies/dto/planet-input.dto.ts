@@ -1,0 +1,129 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import type { PlanetValues } from '../celestial-bodies.repository';
+import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
+import { AtmosphereComponentDto, PhysicalPropertiesDto } from './planet-properties.dto';
+import { FINITE, IsDateTime, trim } from './validators';
+
+/**
+ * The body of POST and PUT /planets: the Galaxy's Planet without its read-only parts
+ * (`id`, `lastUpdated`, `creator`, `satellites`, which POST /celestial-bodies adds, and
+ * `image`, which the upload sets). The Galaxy's callback URLs are not supported, so a body
+ * carrying them is refused like any other unknown field. PUT replaces: what it leaves out
+ * is cleared.
+ */
+@ApiSchema({ name: 'PlanetInput' })
+export class PlanetInputDto {
+  @ApiProperty({ minLength: 1, maxLength: 100, description: 'Trimmed.', example: 'Mars' })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 100)
+  name: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, example: 'The red planet' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
+  @IsOptional()
+  @IsIn(PLANET_TYPES)
+  type?: PlanetType | null;
+
+  @ApiPropertyOptional({
+    type: 'number',
+    format: 'float',
+    minimum: 0,
+    maximum: 1,
+    description: 'A score from 0 to 1 indicating potential habitability',
+    example: 0.68,
+  })
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  @Max(1)
+  habitabilityIndex?: number | null;
+
+  @ApiPropertyOptional({ type: () => PhysicalPropertiesDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PhysicalPropertiesDto)
+  physicalProperties?: PhysicalPropertiesDto | null;
+
+  @ApiPropertyOptional({ type: () => [AtmosphereComponentDto], maxItems: 50, description: 'Atmospheric composition' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @ValidateNested({ each: true })
+  @Type(() => AtmosphereComponentDto)
+  atmosphere?: AtmosphereComponentDto[] | null;
+
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '1610-01-07T00:00:00Z' })
+  @IsOptional()
+  @IsDateTime()
+  discoveredAt?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    isArray: true,
+    maxItems: 20,
+    uniqueItems: true,
+    minLength: 1,
+    maxLength: 50,
+    description: 'Each trimmed, 1 to 50 characters, no duplicates.',
+    example: ['solar-system', 'rocky', 'explored'],
+  })
+  @Transform(({ value }) => (Array.isArray(value) ? value.map((v) => trim({ value: v })) : value))
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Length(1, 50, { each: true })
+  tags?: string[] | null;
+}
+
+/** A planet sent to POST /celestial-bodies: there `type` is required, as it picks the kind of body. */
+@ApiSchema({ name: 'PlanetBodyInput' })
+export class PlanetBodyInputDto extends OmitType(PlanetInputDto, ['type'] as const) {
+  @ApiProperty({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
+  @IsIn(PLANET_TYPES)
+  type: PlanetType;
+}
+
+/** What a planet body sets, as columns: everything it leaves out is cleared (PUT replaces). */
+export function toPlanetValues(input: PlanetInputDto | PlanetBodyInputDto): PlanetValues {
+  const physical = input.physicalProperties;
+  return {
+    name: input.name,
+    description: input.description ?? null,
+    type: input.type ?? null,
+    habitabilityIndex: input.habitabilityIndex ?? null,
+    mass: physical?.mass ?? null,
+    radius: physical?.radius ?? null,
+    gravity: physical?.gravity ?? null,
+    temperatureMin: physical?.temperature?.min ?? null,
+    temperatureMax: physical?.temperature?.max ?? null,
+    temperatureAverage: physical?.temperature?.average ?? null,
+    atmosphere: (input.atmosphere ?? []).map(({ compound, percentage }) => ({ compound, percentage })),
+    discoveredAt: input.discoveredAt ? new Date(input.discoveredAt) : null,
+    tags: input.tags ?? [],
+  };
+}

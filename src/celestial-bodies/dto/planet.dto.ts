@@ -1,0 +1,94 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { UserDto } from '../../users/dto/user.dto';
+import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
+import type { Planet } from '../entities/planet.entity';
+import type { Satellite } from '../entities/satellite.entity';
+import { AtmosphereComponentDto, PhysicalPropertiesDto, type TemperatureDto } from './planet-properties.dto';
+import { present, SatelliteDto } from './satellite.dto';
+
+/** Where a planet's image is served (GET, public). Relative, so it holds behind any host or proxy. */
+export const planetImagePath = (planetId: number): string => `/planets/${planetId}/image`;
+
+/** The Galaxy `Planet`. Optional fields that were never set are left out. */
+@ApiSchema({ name: 'Planet' })
+export class PlanetDto {
+  @ApiProperty({ type: 'integer', format: 'int64', readOnly: true, example: 1 })
+  id: number;
+
+  @ApiProperty({ example: 'Mars' })
+  name: string;
+
+  @ApiProperty({ type: 'string', nullable: true, example: 'The red planet' })
+  description: string | null;
+
+  @ApiPropertyOptional({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
+  type?: PlanetType;
+
+  @ApiPropertyOptional({ type: 'number', format: 'float', minimum: 0, maximum: 1, example: 0.68 })
+  habitabilityIndex?: number;
+
+  @ApiPropertyOptional({ type: () => PhysicalPropertiesDto })
+  physicalProperties?: PhysicalPropertiesDto;
+
+  @ApiProperty({ type: () => [AtmosphereComponentDto], description: 'Atmospheric composition' })
+  atmosphere: AtmosphereComponentDto[];
+
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '1610-01-07T00:00:00.000Z' })
+  discoveredAt?: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    readOnly: true,
+    description: 'Where the uploaded image is served (POST /planets/{planetId}/image sets it); null without one.',
+    example: '/planets/1/image',
+  })
+  image: string | null;
+
+  @ApiProperty({ type: () => [SatelliteDto], readOnly: true, description: 'Its satellites, oldest first (add them with POST /celestial-bodies).' })
+  satellites: SatelliteDto[];
+
+  @ApiProperty({ type: () => UserDto, readOnly: true, description: 'The user who created the planet; only they may change it.' })
+  creator: UserDto;
+
+  @ApiProperty({ type: 'string', isArray: true, example: ['solar-system', 'rocky', 'explored'] })
+  tags: string[];
+
+  @ApiProperty({ type: 'string', format: 'date-time', readOnly: true, example: '2024-01-15T14:30:00.000Z' })
+  lastUpdated: string;
+
+  static from(planet: Planet, satellites: Satellite[]): PlanetDto {
+    if (!planet.creator) throw new Error('PlanetDto.from needs the planet loaded with its creator');
+    const ref = { id: planet.id, name: planet.name };
+    return {
+      id: planet.id,
+      name: planet.name,
+      description: planet.description,
+      ...present('type', planet.type),
+      ...present('habitabilityIndex', planet.habitabilityIndex),
+      ...present('physicalProperties', physicalPropertiesOf(planet)),
+      atmosphere: planet.atmosphere.map(({ compound, percentage }) => ({ compound, percentage })),
+      ...present('discoveredAt', planet.discoveredAt?.toISOString()),
+      image: planet.image ? planetImagePath(planet.id) : null,
+      satellites: satellites.map((s) => SatelliteDto.from(s, ref)),
+      creator: UserDto.from(planet.creator),
+      tags: planet.tags,
+      lastUpdated: planet.updatedAt.toISOString(),
+    };
+  }
+}
+
+function physicalPropertiesOf(planet: Planet): PhysicalPropertiesDto | null {
+  const temperature: TemperatureDto = {
+    ...present('min', planet.temperatureMin),
+    ...present('max', planet.temperatureMax),
+    ...present('average', planet.temperatureAverage),
+  };
+  const properties: PhysicalPropertiesDto = {
+    ...present('mass', planet.mass),
+    ...present('radius', planet.radius),
+    ...present('gravity', planet.gravity),
+    ...(Object.keys(temperature).length > 0 ? { temperature } : {}),
+  };
+  return Object.keys(properties).length > 0 ? properties : null;
+}

@@ -1,0 +1,68 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsIn, IsInt, IsNumber, IsObject, IsOptional, IsPositive, IsString, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { MAX_ID, SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
+import { FINITE, greaterThan, trim } from './validators';
+
+/** Names an existing planet by its id. */
+@ApiSchema({ name: 'PlanetIdRef' })
+export class PlanetIdRefDto {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ID)
+  id: number;
+}
+
+@ApiSchema({ name: 'OrbitInput' })
+export class OrbitInputDto {
+  @ApiProperty({ type: () => PlanetIdRefDto, description: 'The planet this body orbits; it must exist.' })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PlanetIdRefDto)
+  planet: PlanetIdRefDto;
+
+  @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Orbital period in Earth days', example: 0.319 })
+  @IsOptional()
+  @IsNumber(FINITE)
+  @IsPositive()
+  orbitalPeriod?: number | null;
+
+  @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Average distance from the planet in kilometers', example: 9376 })
+  @IsOptional()
+  @IsNumber(FINITE)
+  @IsPositive()
+  distance?: number | null;
+}
+
+/** A satellite sent to POST /celestial-bodies (`type` moon, asteroid or comet). */
+@ApiSchema({ name: 'SatelliteInput' })
+export class SatelliteInputDto {
+  @ApiProperty({ minLength: 1, maxLength: 100, description: 'Trimmed.', example: 'Phobos' })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 100)
+  name: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, example: 'Phobos is the larger and innermost of the two moons of Mars.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Diameter in kilometers', example: 22.2 })
+  @IsOptional()
+  @IsNumber(FINITE)
+  @IsPositive()
+  diameter?: number | null;
+
+  @ApiProperty({ enum: SATELLITE_TYPES, enumName: 'SatelliteType', example: 'moon' })
+  @IsIn(SATELLITE_TYPES)
+  type: SatelliteType;
+
+  @ApiProperty({ type: () => OrbitInputDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => OrbitInputDto)
+  orbit: OrbitInputDto;
+}

@@ -1,0 +1,27 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { ApiParamOptions } from '@nestjs/swagger';
+import { ValidationFailedError } from '../common/problem/problem';
+import { MAX_ID } from './celestial-body-types';
+
+const POSITIVE_INTEGER = /^[1-9]\d{0,9}$/;
+
+/**
+ * The `planetId` path parameter as a number. Read from the raw text (a custom decorator,
+ * not @Param with a pipe, because the global pipe would first turn "1.5" or "0x1" into a
+ * number): only plain decimal integers from 1 to MAX_ID pass; anything else is a 400.
+ */
+export const PlanetId = createParamDecorator((_: unknown, ctx: ExecutionContext): number => {
+  const raw = (ctx.switchToHttp().getRequest<{ params: Record<string, string | undefined> }>().params ?? {}).planetId ?? '';
+  const id = POSITIVE_INTEGER.test(raw) ? Number(raw) : NaN;
+  if (!(id <= MAX_ID)) {
+    throw new ValidationFailedError([{ field: 'planetId', message: `planetId must be an integer from 1 to ${MAX_ID}` }]);
+  }
+  return id;
+});
+
+/** For @ApiParam: the decorator above is invisible to Swagger. */
+export const PLANET_ID_PARAM: ApiParamOptions = {
+  name: 'planetId',
+  description: 'The ID of the planet',
+  schema: { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID, examples: [1] },
+};

@@ -1,0 +1,212 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { FileStreamInterceptor, type MultipartFileStream } from '@nestjs/platform-fastify/multipart';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
+import { Public } from '../common/auth/auth-policy';
+import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { CelestialBodiesService } from './celestial-bodies.service';
+import { MissingImageError } from './celestial-bodies.errors';
+import { ImageUploadedDto } from './dto/image-uploaded.dto';
+import { PlanetInputDto } from './dto/planet-input.dto';
+import { ListPlanetsQueryDto, PlanetPageDto } from './dto/planet-page.dto';
+import { planetImagePath, PlanetDto } from './dto/planet.dto';
+import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
+import { AcceptsMultipart } from './multipart-routes';
+import { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
+
+const PAGINATION_HEADERS = {
+  'X-Pagination-Total': { description: 'Total number of items available', schema: { type: 'integer', example: 1000 } },
+  'X-Pagination-Page': { description: 'Current page number (from 1)', schema: { type: 'integer', example: 1 } },
+  'X-Pagination-Per-Page': { description: 'Number of items per page', schema: { type: 'integer', example: 10 } },
+} as const;
+
+// The parser's own limit is a backstop one byte above ours: readImage() reports the 413.
+const ImageUpload = FileStreamInterceptor('image', { limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 1, fields: 0 } });
+
+type UploadRequest = FastifyRequest & { file?: MultipartFileStream };
+
+@ApiTags('Planets')
+@Controller('planets')
+export class PlanetsController {
+  constructor(private readonly celestialBodies: CelestialBodiesService) {}
+
+  @Get()
+  @Public()
+  @ApiOperation({ operationId: 'getAllData', summary: 'Get all planets', description: 'A page of planets, by id, each with its satellites.' })
+  @ApiOkResponse({ type: PlanetPageDto, headers: PAGINATION_HEADERS, description: 'A page of planets' })
+  @ApiProblems({ status: 400, description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' }, 503)
+  async getAllData(@Query() query: ListPlanetsQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<PlanetPageDto> {
+    const { limit, offset } = query;
+    const { items, total } = await this.celestialBodies.listPlanets(limit, offset);
+    reply.headers({
+      'X-Pagination-Total': String(total),
+      'X-Pagination-Page': String(Math.floor(offset / limit) + 1),
+      'X-Pagination-Per-Page': String(limit),
+    });
+    return {
+      data: items.map(({ planet, satellites }) => PlanetDto.from(planet, satellites)),
+      meta: { limit, offset, total, next: offset + limit < total ? `/planets?limit=${limit}&offset=${offset + limit}` : null },
+    };
+  }
+
+  @Post()
+  @UserAuth()
+  @ApiOperation({ operationId: 'createPlanet', summary: 'Create a planet', description: 'You become its creator: only you can change or delete it.' })
+  @ApiBody({ type: PlanetInputDto })
+  @ApiCreatedResponse({
+    type: PlanetDto,
+    description: 'Created',
+    headers: { Location: { description: 'The path of the new planet', schema: { type: 'string', format: 'uri-reference', example: '/planets/1' } } },
+  })
+  @ApiProblems(400, 413, 415, 503)
+  async createPlanet(
+    @CurrentUser() user: AuthenticatedUser,
+    @Body() body: PlanetInputDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PlanetDto> {
+    const { planet, satellites } = await this.celestialBodies.createPlanet(user.id, body);
+    reply.header('Location', `/planets/${planet.id}`);
+    return PlanetDto.from(planet, satellites);
+  }
+
+  @Get(':planetId')
+  @Public()
+  @ApiOperation({ operationId: 'getPlanet', summary: 'Get a planet', description: 'The planet with its satellites.' })
+  @ApiParam(PLANET_ID_PARAM)
+  @ApiOkResponse({ type: PlanetDto, description: 'Planet found' })
+  @ApiProblems({ status: 400, description: 'planetId is not a positive integer.' }, { status: 404, description: 'No planet with this id.' }, 503)
+  async getPlanet(@PlanetId() planetId: number): Promise<PlanetDto> {
+    const { planet, satellites } = await this.celestialBodies.getPlanet(planetId);
+    return PlanetDto.from(planet, satellites);
+  }
+
+  @Put(':planetId')
+  @UserAuth()
+  @ApiOperation({
+    operationId: 'updatePlanet',
+    summary: 'Update a planet',
+    description: 'Replaces the planet\'s fields (what the body leaves out is cleared). Only its creator may.',
+  })
+  @ApiParam(PLANET_ID_PARAM)
+  @ApiBody({ type: PlanetInputDto })
+  @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully' })
+  @ApiProblems(400, { status: 403, description: 'The planet was created by another user.' }, { status: 404, description: 'No planet with this id.' }, 413, 415, 503)
+  async updatePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Body() body: PlanetInputDto): Promise<PlanetDto> {
+    const { planet, satellites } = await this.celestialBodies.updatePlanet(planetId, user.id, body);
+    return PlanetDto.from(planet, satellites);
+  }
+
+  @Delete(':planetId')
+  @HttpCode(204)
+  @UserAuth()
+  @ApiOperation({ operationId: 'deletePlanet', summary: 'Delete a planet', description: 'Deletes the planet with its satellites and image. Only its creator may.' })
+  @ApiParam(PLANET_ID_PARAM)
+  @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
+  @ApiProblems(
+    { status: 400, description: 'planetId is not a positive integer.' },
+    { status: 403, description: 'The planet was created by another user.' },
+    { status: 404, description: 'No planet with this id.' },
+    503,
+  )
+  async deletePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser): Promise<void> {
+    await this.celestialBodies.deletePlanet(planetId, user.id);
+  }
+
+  @Post(':planetId/image')
+  @HttpCode(200)
+  @UserAuth()
+  @AcceptsMultipart()
+  @UseInterceptors(ImageUpload)
+  @ApiOperation({
+    operationId: 'uploadImage',
+    summary: 'Upload an image to a planet',
+    description:
+      'PNG, JPEG, GIF or WebP, recognised by its bytes (not by its name or declared type), at most 5 MiB. ' +
+      'Replaces any previous image. Only the planet\'s creator may.',
+  })
+  @ApiParam(PLANET_ID_PARAM)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    required: true,
+    schema: {
+      type: 'object',
+      required: ['image'],
+      properties: { image: { type: 'string', format: 'binary', description: 'The image file to upload', maxLength: MAX_IMAGE_BYTES } },
+    },
+  })
+  @ApiOkResponse({ type: ImageUploadedDto, description: 'Image uploaded' })
+  @ApiProblems(
+    { status: 400, description: 'No file in the field "image", a file that is not an accepted image, another field, or a bad planetId.' },
+    { status: 403, description: 'The planet was created by another user.' },
+    { status: 404, description: 'No planet with this id.' },
+    { status: 413, slug: 'image-too-large', description: 'The image is larger than 5 MiB.' },
+    { status: 415, description: 'The body is not multipart/form-data.' },
+    503,
+  )
+  async uploadImage(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Req() request: UploadRequest): Promise<ImageUploadedDto> {
+    const upload = request.file?.stream;
+    if (!upload) throw new MissingImageError();
+    const image = await this.celestialBodies.uploadImage(planetId, user.id, upload);
+    return {
+      message: 'Image uploaded successfully',
+      imageUrl: planetImagePath(planetId),
+      uploadedAt: image.uploadedAt.toISOString(),
+      fileSize: image.byteSize,
+      mimeType: image.contentType,
+    };
+  }
+
+  @Get(':planetId/image')
+  @Public()
+  @ApiOperation({
+    operationId: 'getPlanetImage',
+    summary: 'Get a planet\'s image',
+    description: 'The uploaded image, with its type and an ETag; send If-None-Match to get a 304 when it has not changed.',
+  })
+  @ApiParam(PLANET_ID_PARAM)
+  @ApiOkResponse({
+    description: 'The image',
+    headers: { ETag: { description: 'Entity tag of the image (its SHA-256)', schema: { type: 'string', example: '"33a64df551"' } } },
+    content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+  })
+  @ApiResponse({ status: 304, description: 'Not modified: the image still has the ETag sent in If-None-Match.' })
+  @ApiProblems({ status: 400, description: 'planetId is not a positive integer.' }, { status: 404, description: 'No such planet, or it has no image.' }, 503)
+  async getPlanetImage(
+    @PlanetId() planetId: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    // Public and meant to be shown on other sites' pages, unlike the API's other responses.
+    reply.header('Cache-Control', 'no-cache').header('Cross-Origin-Resource-Policy', 'cross-origin');
+    const current = await this.celestialBodies.getImage(planetId, false);
+    if (etagMatches(ifNoneMatch, etagOf(current.sha256))) {
+      await reply.status(304).header('ETag', etagOf(current.sha256)).send();
+      return;
+    }
+    // The bytes come from a second read, so that a 304 never loads them; the ETag sent is
+    // that of the bytes sent, should the image have been replaced in between.
+    const image = await this.celestialBodies.getImage(planetId, true);
+    await reply.status(200).header('ETag', etagOf(image.sha256)).type(image.contentType).send(image.data);
+  }
+}
+
+const etagOf = (sha256: string) => `"${sha256}"`;
+
+/** If-None-Match: `*`, or a list of (possibly weak) tags; compared weakly, as RFC 9110 asks. */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}

@@ -1,0 +1,46 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { CelestialBodiesRepository } from './celestial-bodies.repository';
+import { toPlanetValues } from './dto/planet-input.dto';
+import { SAMPLE_PLANETS } from './sample-planets';
+
+/** The creator of the samples. `.invalid` can receive no mail, and nobody can sign up with a taken email. */
+export const SAMPLES_USER = { name: 'Galaxy samples', email: 'samples@galaxy.invalid' } as const;
+// Not a bcrypt hash, so no password ever matches it: nobody can sign in as this user.
+const UNUSABLE_PASSWORD_HASH = '!unusable';
+
+/**
+ * Gives a newcomer something to see at their first GET /planets. With SEED_SAMPLE_DATA unset
+ * that is the embedded database, while it holds no planets; SEED_SAMPLE_DATA=true asks for
+ * it on any database, false never. Either way once per database: the samples user marks it
+ * done, so samples someone deleted do not come back at the next start.
+ */
+@Injectable()
+export class SampleData implements OnApplicationBootstrap {
+  private readonly logger = new Logger(SampleData.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repository: CelestialBodiesRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const setting = this.config.SEED_SAMPLE_DATA;
+    const automatic = setting === undefined;
+    if (setting === false || (automatic && this.config.DATABASE_URL)) return;
+    const seeded = await this.dataSource.transaction(async (manager) => {
+      await this.repository.lockSampleData(manager);
+      if (await this.repository.userExists(manager, SAMPLES_USER.email)) return false;
+      if (automatic && (await this.repository.hasAnyPlanet(manager))) return false;
+      const creatorId = await this.repository.insertUser(manager, { ...SAMPLES_USER, passwordHash: UNUSABLE_PASSWORD_HASH });
+      for (const { planet, satellites } of SAMPLE_PLANETS) {
+        const planetId = await this.repository.insertPlanet(manager, creatorId, toPlanetValues(planet));
+        for (const satellite of satellites) await this.repository.insertSatellite(manager, { ...satellite, planetId });
+      }
+      return true;
+    });
+    if (seeded) this.logger.log(`Added ${SAMPLE_PLANETS.length} sample planets (SEED_SAMPLE_DATA=false turns this off)`);
+  }
+}

@@ -1,0 +1,38 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { EMAIL_MAX_LENGTH, normalizeEmail } from '../email';
+import { IsUtf8ByteLength, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
+
+@ApiSchema({ name: 'NewUser' })
+export class SignUpDto {
+  @ApiPropertyOptional({ type: 'string', nullable: true, minLength: 1, maxLength: 100, description: 'Trimmed.', example: 'Marc' })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  name?: string | null;
+
+  @ApiProperty({
+    format: 'email',
+    maxLength: EMAIL_MAX_LENGTH,
+    description: 'Trimmed and compared case-insensitively; one account per email.',
+    example: 'marc@scalar.com',
+  })
+  @Transform(({ value }) => (typeof value === 'string' ? normalizeEmail(value) : value))
+  @IsString()
+  @MaxLength(EMAIL_MAX_LENGTH)
+  @IsEmail()
+  email: string;
+
+  @ApiProperty({
+    writeOnly: true,
+    // JSON Schema counts characters, the rule counts bytes: only the upper bound carries
+    // over (72 characters are at least 72 bytes); "€€€" is 3 characters and enough.
+    maxLength: PASSWORD_MAX_BYTES,
+    description: `${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes in UTF-8 (a multi-byte character counts as several). Longer passwords are refused, never cut.`,
+    example: 'i-love-scalar',
+  })
+  @IsUtf8ByteLength(PASSWORD_MIN_BYTES, PASSWORD_MAX_BYTES)
+  password: string;
+}

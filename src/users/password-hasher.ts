@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import bcrypt from 'bcrypt';
+import { AppConfig } from '../config/app-config';
+import { PASSWORD_MAX_BYTES, utf8Length } from './password-policy';
+
+/**
+ * bcrypt through its async API, which runs on libuv's thread pool instead of blocking
+ * the event loop for the ~250 ms a cost-12 hash takes.
+ */
+@Injectable()
+export class PasswordHasher implements OnModuleInit {
+  private dummyHash: string;
+
+  constructor(private readonly config: AppConfig) {}
+
+  async onModuleInit(): Promise<void> {
+    // Compared against when the email is unknown, so that answer takes as long as a wrong
+    // password for a real account. Same cost as real hashes, or the timing would differ.
+    this.dummyHash = await bcrypt.hash(randomBytes(24).toString('base64'), this.config.BCRYPT_COST);
+  }
+
+  async hash(password: string): Promise<string> {
+    if (utf8Length(password) > PASSWORD_MAX_BYTES) throw new RangeError(`A password is at most ${PASSWORD_MAX_BYTES} bytes`);
+    return bcrypt.hash(password, this.config.BCRYPT_COST);
+  }
+
+  /** False for a missing hash (after spending the same time) and for over-long passwords. */
+  async compare(password: string, hash: string | null): Promise<boolean> {
+    // bcrypt would compare only the first 72 bytes and so accept a longer "password".
+    if (utf8Length(password) > PASSWORD_MAX_BYTES) return false;
+    if (hash === null) {
+      await bcrypt.compare(password, this.dummyHash);
+      return false;
+    }
+    return bcrypt.compare(password, hash);
+  }
+}

@@ -1,0 +1,35 @@
+import { Body, Controller, Post, UseGuards } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiSignupRateLimited, RATE_LIMIT_HEADERS } from '../auth/rate-limit/api-rate-limit.decorator';
+import { SignupThrottleGuard } from '../auth/rate-limit/signup-throttle.guard';
+import { Public } from '../common/auth/auth-policy';
+import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { SignUpDto } from './dto/sign-up.dto';
+import { UserDto } from './dto/user.dto';
+import { UsersService } from './users.service';
+
+@ApiTags('Authentication')
+@Controller('user')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Post('signup')
+  @Public()
+  @UseGuards(SignupThrottleGuard)
+  @ApiOperation({
+    operationId: 'createUser',
+    summary: 'Create a user',
+    description: 'Creates an account. Then get a token with POST /auth/token, or send the email and password as Basic credentials.',
+  })
+  @ApiCreatedResponse({ type: UserDto, description: 'The new user.', headers: RATE_LIMIT_HEADERS })
+  @ApiProblems(
+    { status: 400, description: 'Invalid input: a bad email, a password outside 8..72 bytes, a missing or unknown field.' },
+    { status: 409, slug: 'email-taken', description: 'An account with this email already exists.' },
+    413,
+    415,
+  )
+  @ApiSignupRateLimited()
+  async signUp(@Body() body: SignUpDto): Promise<UserDto> {
+    return UserDto.from(await this.users.signUp(body));
+  }
+}

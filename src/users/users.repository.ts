@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { User } from './entities/user.entity';
+
+export type NewUser = Pick<User, 'name' | 'email' | 'passwordHash'>;
+
+const EMAIL_UNIQUE_INDEX = 'users_email_lower_key';
+const UNIQUE_VIOLATION = '23505';
+
+/** All SQL of the users feature. */
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * One INSERT; null when the email is taken. The unique index decides, not a SELECT
+   * before: of two sign-ups racing with one email, exactly one insert succeeds.
+   */
+  async insertUnlessEmailTaken(user: NewUser): Promise<User | null> {
+    const repository = this.dataSource.getRepository(User);
+    const entity = repository.create(user);
+    try {
+      // insert() writes the generated id and timestamps (RETURNING) back into `entity`.
+      await repository.insert(entity);
+      return entity;
+    } catch (err) {
+      if (isUniqueViolation(err, EMAIL_UNIQUE_INDEX)) return null;
+      throw err;
+    }
+  }
+
+  /** Uses the expression index on lower(email). */
+  findByEmail(email: string): Promise<User | null> {
+    return this.dataSource.getRepository(User).createQueryBuilder('user').where('lower(user.email) = lower(:email)', { email }).getOne();
+  }
+
+  findById(id: number): Promise<User | null> {
+    return this.dataSource.getRepository(User).findOneBy({ id });
+  }
+}
+
+function isUniqueViolation(err: unknown, constraint: string): boolean {
+  if (!(err instanceof QueryFailedError)) return false;
+  const driverError = err.driverError as { code?: string; constraint?: string };
+  return driverError.code === UNIQUE_VIOLATION && driverError.constraint === constraint;
+}

@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { jest } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { PasswordHasher } from '../../src/users/password-hasher';
+import { createTestDatabase } from '../support/test-database';
+import { startTestApp, TestApp } from '../support/test-app';
+import { basicHeader, newUser } from '../support/users';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+type Res = { statusCode: number; headers: Record<string, unknown>; json: () => any };
+
+const token = (t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1') =>
+  t.request({ method: 'POST', url: '/auth/token', payload: { email, password }, remoteAddress });
+const signUp = (t: TestApp, remoteAddress = '127.0.0.1') =>
+  t.request({ method: 'POST', url: '/user/signup', payload: { email: `u-${randomBytes(6).toString('hex')}@example.com`, password: 'password-1' }, remoteAddress });
+const me = (t: TestApp, authorization: string) => t.request({ method: 'GET', url: '/me', headers: { authorization } });
+
+function expectTooManyRequests(res: Res, limit: number, windowSeconds: number) {
+  expect(res.statusCode).toBe(429);
+  expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  expect(res.json()).toMatchObject({ type: 'https://errors.example/too-many-requests', status: 429, detail: expect.stringMatching(/Retry in \d+ seconds/) });
+  const retryAfter = Number(res.headers['retry-after']);
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(windowSeconds);
+  expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
+  expect(res.headers['x-ratelimit-remaining']).toBe('0');
+  expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+}
+
+describe('failed sign-ins (counters in memory)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ LOGIN_FAILURE_LIMIT: '3', LOGIN_FAILURE_WINDOW_SECONDS: '60' });
+  });
+  afterAll(async () => t.close());
+
+  it('counts failures per address and email, then refuses even the right password with 429, without checking it', async () => {
+    const u = await newUser(t);
+    const remaining = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await token(t, u.email, 'wrong-password');
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['x-ratelimit-limit']).toBe('3');
+      remaining.push(res.headers['x-ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+
+    const compare = jest.spyOn(t.app.get(PasswordHasher), 'compare');
+    try {
+      expectTooManyRequests(await token(t, u.email, u.password), 3, 60);
+      expectTooManyRequests(await token(t, u.email.toUpperCase(), u.password), 3, 60);
+      expectTooManyRequests(await me(t, u.basic), 3, 60); // Basic guesses the same password
+      expect(compare).not.toHaveBeenCalled();
+    } finally {
+      compare.mockRestore();
+    }
+
+    // Other addresses, other emails, and tokens already issued are not affected.
+    expect((await token(t, u.email, u.password, '198.51.100.7')).statusCode).toBe(201);
+    expect((await token(t, (await newUser(t)).email, 'wrong-password')).statusCode).toBe(401);
+    expect((await me(t, u.bearer)).statusCode).toBe(200);
+  });
+
+  it('never counts successful sign-ins, so a user who signs in often is not locked out', async () => {
+    const u = await newUser(t);
+    for (let i = 0; i < 8; i++) {
+      const res = await token(t, u.email, u.password);
+      expect(res.statusCode).toBe(201);
+      expect(res.headers['x-ratelimit-remaining']).toBe('3');
+    }
+    for (let i = 0; i < 8; i++) expect((await me(t, u.basic)).statusCode).toBe(200);
+  });
+
+  it('counts failed Basic attempts, and answers unknown emails exactly like known ones', async () => {
+    const u = await newUser(t);
+    for (const email of [u.email, 'nobody-at-all@example.com']) {
+      for (let i = 0; i < 3; i++) expect((await me(t, basicHeader(email, 'wrong-password'))).statusCode).toBe(401);
+      expectTooManyRequests(await me(t, basicHeader(email, 'wrong-password')), 3, 60);
+      expectTooManyRequests(await token(t, email, 'wrong-password'), 3, 60);
+    }
+    expectTooManyRequests(await me(t, u.basic), 3, 60);
+  });
+});
+
+describe('sign-ups (counters in memory)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ SIGNUP_RATE_LIMIT: '3', SIGNUP_RATE_WINDOW_SECONDS: '60' });
+  });
+  afterAll(async () => t.close());
+
+  it('allows SIGNUP_RATE_LIMIT sign-ups per address a window, then 429', async () => {
+    const remaining = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await signUp(t);
+      expect(res.statusCode).toBe(201);
+      expect(res.headers['x-ratelimit-limit']).toBe('3');
+      remaining.push(res.headers['x-ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    expectTooManyRequests(await signUp(t), 3, 60);
+    expect((await signUp(t, '203.0.113.9')).statusCode).toBe(201);
+    // One IPv6 client is its /64.
+    for (let i = 0; i < 3; i++) expect((await signUp(t, `2001:db8:5:6::${i + 1}`)).statusCode).toBe(201);
+    expectTooManyRequests(await signUp(t, '2001:db8:5:6:ffff::1'), 3, 60);
+  });
+});
+
+describe('with REDIS_URL: two instances share one limit', () => {
+  const prefix = `test-${randomBytes(6).toString('hex')}:`;
+  const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, SIGNUP_RATE_LIMIT: '3', LOGIN_FAILURE_LIMIT: '2' };
+  let a: TestApp;
+  let b: TestApp;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    drop = () => database.drop();
+    a = await startTestApp(env, database);
+    b = await startTestApp(env, database);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await drop?.();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('counts sign-ups on either instance against one limit', async () => {
+    expect((await signUp(a)).statusCode).toBe(201);
+    expect((await signUp(b)).statusCode).toBe(201);
+    expect((await signUp(a)).headers['x-ratelimit-remaining']).toBe('0');
+    expectTooManyRequests(await signUp(b), 3, 60);
+    expectTooManyRequests(await signUp(a), 3, 60);
+  });
+
+  it('counts failed sign-ins on either instance against one limit', async () => {
+    const email = 'shared-counter@example.com';
+    expect((await token(a, email, 'wrong-password')).statusCode).toBe(401);
+    expect((await token(b, email, 'wrong-password')).statusCode).toBe(401);
+    expectTooManyRequests(await token(a, email, 'wrong-password'), 2, 60);
+    expectTooManyRequests(await me(b, basicHeader(email, 'wrong-password')), 2, 60);
+  });
+
+  it('keeps the counters in Redis, under the prefix, without emails in the keys', async () => {
+    const redis = new Redis(REDIS_URL);
+    try {
+      const keys = await redis.keys(`${prefix}*`);
+      expect(keys.length).toBeGreaterThanOrEqual(2);
+      expect(keys.join(' ')).not.toContain('@');
+    } finally {
+      await redis.quit();
+    }
+  });
+});
+
+describe('with REDIS_URL unreachable', () => {
+  it('answers 503 instead of letting guesses through uncounted', async () => {
+    const t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const res = await token(t, 'ann@example.com', 'password-1');
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.headers['retry-after']).toBeDefined();
+      expect((await signUp(t)).statusCode).toBe(503);
+    } finally {
+      await t.close();
+    }
+  });
+});

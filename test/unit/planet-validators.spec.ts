@@ -1,0 +1,22 @@
+import { isDateTime } from '../../src/celestial-bodies/dto/validators';
+
+describe('isDateTime', () => {
+  it.each(['1610-01-07T00:00:00Z', '2024-01-15T14:30:00.123Z', '2024-02-29T23:59:59+01:00', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59z'])(
+    'accepts %s',
+    (value) => expect(isDateTime(value)).toBe(true),
+  );
+
+  it.each([
+    '2023-02-29T00:00:00Z',
+    '2024-02-30T00:00:00Z',
+    '2024-13-01T00:00:00Z',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T00:00:00',
+    '2024-01-01',
+    '0000-01-01T00:00:00Z',
+    'yesterday',
+    '',
+    1610,
+    null,
+  ])('refuses %p', (value) => expect(isDateTime(value)).toBe(false));
+});
