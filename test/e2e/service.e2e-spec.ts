@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 
@@ -98,6 +99,11 @@ describe('OpenAPI document', () => {
     expect(ui.body).toContain('swagger-ui-bundle.js');
     const bundle = await t.request({ method: 'GET', url: '/docs/swagger-ui-bundle.js' });
     expect(bundle.statusCode).toBe(200);
+  });
+
+  it('is the committed openapi.json (run `npm run openapi:export` after changing the API)', async () => {
+    const served = (await t.request({ method: 'GET', url: '/docs-json' })).json();
+    expect(served).toEqual(JSON.parse(readFileSync('openapi.json', 'utf8')));
   });
 
   it('documents every region-key route with the apiKeyHeader scheme and its problem responses', async () => {
