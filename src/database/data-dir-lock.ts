@@ -39,7 +39,10 @@ export class DataDirLock {
         const fd = openSync(path, 'wx', 0o600);
         writeSync(fd, String(process.pid));
         closeSync(fd);
-        return new DataDirLock(path);
+        const lock = new DataDirLock(path);
+        // Tools such as the TypeORM CLI end with process.exit(): release the lock then too.
+        process.once('exit', () => lock.release());
+        return lock;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
