@@ -28,7 +28,12 @@ function isAlive(pid: number): boolean {
  * (another process, or a second open in this one) is refused.
  */
 export class DataDirLock {
-  private constructor(private readonly path: string) {}
+  // Tools such as the TypeORM CLI end with process.exit(): release the lock then too.
+  private readonly onExit = () => this.release();
+
+  private constructor(private readonly path: string) {
+    process.once('exit', this.onExit);
+  }
 
   static acquire(dataDir: string): DataDirLock {
     const dir = resolve(dataDir);
@@ -39,10 +44,7 @@ export class DataDirLock {
         const fd = openSync(path, 'wx', 0o600);
         writeSync(fd, String(process.pid));
         closeSync(fd);
-        const lock = new DataDirLock(path);
-        // Tools such as the TypeORM CLI end with process.exit(): release the lock then too.
-        process.once('exit', () => lock.release());
-        return lock;
+        return new DataDirLock(path);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
@@ -54,6 +56,7 @@ export class DataDirLock {
   }
 
   release(): void {
+    process.removeListener('exit', this.onExit);
     rmSync(this.path, { force: true });
   }
 }
