@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { createKey, newRegion, startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 
@@ -54,5 +55,28 @@ describeOnServer('two instances on one PostgreSQL', () => {
     const res = await a.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
     expect(res.statusCode).toBe(204);
     expect((await regionOf(b, second.key)).statusCode).toBe(401);
+  });
+
+  it('answers 503 with Retry-After instead of hanging when the region row stays locked', async () => {
+    const impatient = await startTestApp({ DATABASE_LOCK_TIMEOUT_MS: '300' }, db);
+    const r = await newRegion(impatient);
+    const second = await createKey(impatient, r.key);
+    const blocker = new Client({ connectionString: db.env.DATABASE_URL });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM regions WHERE id = $1 FOR UPDATE', [r.regionId]);
+      const res = await impatient.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.json()).toMatchObject({ status: 503, type: 'https://errors.example/unavailable' });
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    // Once the lock is gone the same request succeeds: nothing was lost.
+    const retry = await impatient.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
+    expect(retry.statusCode).toBe(204);
+    await impatient.close();
   });
 });
