@@ -6,7 +6,7 @@ import { AppModule } from './app.module';
 import { AuthPolicyGuard } from './common/auth/auth-policy';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
-import { ProblemFilter } from './common/problem/problem.filter';
+import { ProblemFilter, routerErrorHandler } from './common/problem/problem.filter';
 import { setupOpenApi } from './common/swagger/openapi';
 import { StrictValidationPipe } from './common/validation/strict-validation.pipe';
 import type { AppConfig } from './config/app-config';
@@ -28,6 +28,9 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     genReqId: requestIdOf,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     trustProxy: config.TRUST_PROXY,
+    // Long path parameters reach validation (a clear 400) instead of the router's 414.
+    routerOptions: { maxParamLength: 1000 },
+    frameworkErrors: routerErrorHandler,
     return503OnClosing: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {

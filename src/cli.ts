@@ -20,35 +20,43 @@ Uses the same configuration as the server (DATABASE_URL, or the embedded databas
 
 class UsageError extends Error {}
 
-type Output = { json: boolean; lines: string[]; value: unknown };
+type Output = { lines: string[]; value: unknown };
+type Execute = (service: RegionKeysService) => Promise<Output>;
+
+function parseArguments(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        description: { type: 'string' },
+        region: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
 
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      description: { type: 'string' },
-      region: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  const { positionals, values } = parseArguments(argv);
   const command = positionals.join(' ');
   if (values.help || command === '') {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (!['region create', 'region list', 'key create'].includes(command)) throw new UsageError(`Unknown command: ${command}`);
-
+  // Arguments are checked before the database is opened: a typo answers at once.
+  const execute = parseCommand(command, values);
   const config = loadConfig();
   const { dataSource, embedded } = await openDatabase(config);
   try {
     await dataSource.initialize();
     await runMigrationsLocked(dataSource);
-    const service = new RegionKeysService(dataSource, new RegionKeysRepository(dataSource), config);
-    const output = await run(command, service, values);
-    process.stdout.write(output.json ? `${JSON.stringify(output.value)}\n` : `${output.lines.join('\n')}\n`);
+    const output = await execute(new RegionKeysService(dataSource, new RegionKeysRepository(dataSource), config));
+    process.stdout.write(values.json ? `${JSON.stringify(output.value)}\n` : `${output.lines.join('\n')}\n`);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
@@ -67,27 +75,25 @@ function optionalDescription(value: string | undefined): string | null {
   return requireText(value, 'description', 255);
 }
 
-async function run(
-  command: string,
-  service: RegionKeysService,
-  values: { name?: string; description?: string; region?: string; json: boolean },
-): Promise<Output> {
+function parseCommand(command: string, values: { name?: string; description?: string; region?: string }): Execute {
   switch (command) {
     case 'region create': {
       const name = requireText(values.name, 'name', 100);
-      const { region, apiKey, key } = await service.createRegion(name, optionalDescription(values.description));
-      return {
-        json: values.json,
-        value: {
-          region: { id: region.id, name: region.name },
-          apiKey: { id: apiKey.id, key, tokenPreview: apiKey.tokenPreview, description: apiKey.description },
-        },
-        lines: [
-          `Region:   ${region.name} (${region.id})`,
-          `Key id:   ${apiKey.id}`,
-          `X-API-Key: ${key}`,
-          'The key is shown only now. Store it safely.',
-        ],
+      const description = optionalDescription(values.description);
+      return async (service) => {
+        const { region, apiKey, key } = await service.createRegion(name, description);
+        return {
+          value: {
+            region: { id: region.id, name: region.name },
+            apiKey: { id: apiKey.id, key, tokenPreview: apiKey.tokenPreview, description: apiKey.description },
+          },
+          lines: [
+            `Region:    ${region.name} (${region.id})`,
+            `Key id:    ${apiKey.id}`,
+            `X-API-Key: ${key}`,
+            'The key is shown only now. Store it safely.',
+          ],
+        };
       };
     }
     case 'key create': {
@@ -95,21 +101,25 @@ async function run(
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(regionId)) {
         throw new UsageError('--region must be a region id (UUID); see `region list`');
       }
-      const { apiKey, key } = await service.createKey(regionId, optionalDescription(values.description));
-      return {
-        json: values.json,
-        value: { apiKey: { id: apiKey.id, key, tokenPreview: apiKey.tokenPreview, description: apiKey.description } },
-        lines: [`Key id:   ${apiKey.id}`, `X-API-Key: ${key}`, 'The key is shown only now. Store it safely.'],
+      const description = optionalDescription(values.description);
+      return async (service) => {
+        const { apiKey, key } = await service.createKey(regionId, description);
+        return {
+          value: { apiKey: { id: apiKey.id, key, tokenPreview: apiKey.tokenPreview, description: apiKey.description } },
+          lines: [`Key id:    ${apiKey.id}`, `X-API-Key: ${key}`, 'The key is shown only now. Store it safely.'],
+        };
       };
     }
-    default: {
-      const regions = await service.listRegions();
-      return {
-        json: values.json,
-        value: { regions: regions.map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt.toISOString() })) },
-        lines: regions.length === 0 ? ['No regions.'] : regions.map((r) => `${r.id}  ${r.name}`),
+    case 'region list':
+      return async (service) => {
+        const regions = await service.listRegions();
+        return {
+          value: { regions: regions.map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt.toISOString() })) },
+          lines: regions.length === 0 ? ['No regions.'] : regions.map((r) => `${r.id}  ${r.name}`),
+        };
       };
-    }
+    default:
+      throw new UsageError(`Unknown command: ${command}`);
   }
 }
 

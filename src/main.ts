@@ -1,22 +1,36 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { createApp } from './app';
 import { loadConfig } from './config/app-config';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
   const app = await createApp({ config });
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
-  process.once('SIGTERM', () => forceExitAfter(config.SHUTDOWN_GRACE_MS));
-  process.once('SIGINT', () => forceExitAfter(config.SHUTDOWN_GRACE_MS));
   await app.listen({ port: config.PORT, host: config.HOST });
-}
 
-/** In-flight requests get the grace period to finish; after it the process exits anyway. */
-function forceExitAfter(ms: number): void {
-  setTimeout(() => {
-    process.stderr.write(`Shutdown took longer than ${ms} ms; exiting.\n`);
-    process.exit(1);
-  }, ms).unref();
+  const logger = new Logger('Shutdown');
+  const shutdown = (signal: NodeJS.Signals) => {
+    logger.log(`${signal} received: finishing in-flight requests, then closing the database`);
+    // In-flight requests get the grace period; after it the process exits anyway.
+    setTimeout(() => {
+      logger.error(`Shutdown took longer than ${config.SHUTDOWN_GRACE_MS} ms; exiting`);
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS).unref();
+    // app.close() stops accepting connections, waits for open requests, then runs the
+    // modules' shutdown hooks (the database pool, the embedded database).
+    app.close().then(
+      () => {
+        logger.log('Stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error(`Shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
 }
 
 bootstrap().catch((err: unknown) => {

@@ -28,7 +28,12 @@ function isAlive(pid: number): boolean {
  * (another process, or a second open in this one) is refused.
  */
 export class DataDirLock {
-  private constructor(private readonly path: string) {}
+  // Tools such as the TypeORM CLI end with process.exit(): release the lock then too.
+  private readonly onExit = () => this.release();
+
+  private constructor(private readonly path: string) {
+    process.once('exit', this.onExit);
+  }
 
   static acquire(dataDir: string): DataDirLock {
     const dir = resolve(dataDir);
@@ -51,6 +56,7 @@ export class DataDirLock {
   }
 
   release(): void {
+    process.removeListener('exit', this.onExit);
     rmSync(this.path, { force: true });
   }
 }

@@ -24,7 +24,10 @@ export const RegionKeyAuth = () =>
     declareAuthPolicy('region-api-key'),
     UseGuards(ApiKeyAuthGuard),
     ApiSecurity(API_KEY_SECURITY_SCHEME),
-    ApiProblems({ status: 401, description: 'Missing, malformed, unknown or revoked API key.' }),
+    ApiProblems(
+      { status: 401, description: 'Missing, malformed, unknown or revoked API key.' },
+      { status: 503, description: 'The database is busy or unavailable; retry after the time given in Retry-After.' },
+    ),
   );
 
 /** The region and key that authenticated the request. */

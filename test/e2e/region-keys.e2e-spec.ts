@@ -92,6 +92,10 @@ describe('authentication with X-API-Key', () => {
     await refused({});
   });
 
+  it('refuses an over-long key', async () => {
+    await refused({ 'x-api-key': `rk_${'a'.repeat(8000)}` });
+  });
+
   it('refuses an empty key', async () => {
     await refused({ 'x-api-key': '' });
   });
@@ -266,6 +270,17 @@ describe('DELETE /auth/region/api-keys/:id', () => {
     }
     const nul = expectProblem(await del(region.key, '%00'), 400);
     expect(nul.errors).toEqual([{ field: 'id', message: 'id must not contain NUL characters' }]);
+  });
+
+  it('answers a problem, never a 500, for an over-long or badly escaped id', async () => {
+    const long = expectProblem(await del(region.key, 'a'.repeat(300)), 400);
+    expect(long.errors).toEqual([{ field: 'id', message: 'id must be a UUID' }]);
+    for (const id of ['%', '%E0%A4%A']) {
+      const res = await del(region.key, id);
+      expectProblem(res, 400, 'bad-request');
+      expect(res.headers['x-request-id']).toEqual(expect.any(String));
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
   });
 
   it('answers the same 404 for an unknown, a revoked and another region\'s key', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 
@@ -100,15 +101,20 @@ describe('OpenAPI document', () => {
     expect(bundle.statusCode).toBe(200);
   });
 
+  it('is the committed openapi.json (run `npm run openapi:export` after changing the API)', async () => {
+    const served = (await t.request({ method: 'GET', url: '/docs-json' })).json();
+    expect(served).toEqual(JSON.parse(readFileSync('openapi.json', 'utf8')));
+  });
+
   it('documents every region-key route with the apiKeyHeader scheme and its problem responses', async () => {
     const doc = (await t.request({ method: 'GET', url: '/docs-json' })).json();
     expect(doc.components.securitySchemes.apiKeyHeader).toEqual(
       expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
     );
     const operations = [
-      [doc.paths['/auth/regions/me'].get, ['200', '401']],
-      [doc.paths['/auth/region/api-keys'].post, ['201', '400', '401', '409', '413', '415']],
-      [doc.paths['/auth/region/api-keys/{id}'].delete, ['204', '400', '401', '404', '409']],
+      [doc.paths['/auth/regions/me'].get, ['200', '401', '503']],
+      [doc.paths['/auth/region/api-keys'].post, ['201', '400', '401', '409', '413', '415', '503']],
+      [doc.paths['/auth/region/api-keys/{id}'].delete, ['204', '400', '401', '404', '409', '503']],
     ] as const;
     for (const [operation, statuses] of operations) {
       expect(operation.security).toEqual([{ apiKeyHeader: [] }]);

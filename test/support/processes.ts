@@ -41,7 +41,7 @@ export function startProcess(script: string, args: string[], env: Record<string,
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor: (pattern, timeoutMs = 30000) =>
+    waitFor: (pattern, timeoutMs = 60000) =>
       new Promise((done, fail) => {
         const started = Date.now();
         const timer = setInterval(() => {

@@ -4,12 +4,14 @@ import type { InjectOptions, Response } from 'light-my-request';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
+import { OpenApiResponseValidator } from './openapi-validator';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export interface TestApp {
   app: NestFastifyApplication;
   /** Every log line the app wrote, as text. */
   logs: string[];
+  /** An in-process HTTP request; the response is checked against the OpenAPI document. */
   request(options: InjectOptions): Promise<Response>;
   close(): Promise<void>;
 }
@@ -40,10 +42,16 @@ export async function startTestApp(env: Record<string, string> = {}, database?: 
   });
   const config = loadConfig({ ...TEST_ENV, ...db.env, ...env });
   const app = await createApp({ config, logDestination });
+  // Every response a test receives must be one the OpenAPI document promises.
+  const validator = new OpenApiResponseValidator((await app.inject({ method: 'GET', url: '/docs-json' })).json());
   return {
     app,
     logs,
-    request: (options) => app.inject(options),
+    request: async (options) => {
+      const res = await app.inject(options);
+      validator.check(options.method ?? 'GET', String(options.url), res);
+      return res;
+    },
     close: async () => {
       await app.close();
       if (!database) await db.drop();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -18,10 +18,13 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+/** Sets the headers every response carries. */
+export function applyStandardHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-ID', request.id);
+  reply.headers(SECURITY_HEADERS);
+}
+
 /** Headers every response carries, errors and 404s included. */
 export function registerHttpHooks(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-ID', request.id);
-    reply.headers(SECURITY_HEADERS);
-  });
+  fastify.addHook('onRequest', async (request, reply) => applyStandardHeaders(request, reply));
 }

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
+import { applyStandardHeaders } from '../http/http-hooks';
 import { DomainError, PROBLEM_CONTENT_TYPE, ProblemDocument, problemType } from './problem';
 
 const STATUS_SLUGS: Record<number, string> = {
@@ -28,6 +29,31 @@ interface FastifyLikeError {
   message: string;
 }
 
+/** Writes a problem document as the response. */
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  problem: ProblemDocument,
+  headers: Record<string, string> = {},
+): void {
+  problem.instance = request.url.split('?')[0];
+  reply.status(problem.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(problem);
+}
+
+/**
+ * Fastify's router rejects some URLs before any Nest code runs (a malformed percent
+ * escape); they get the same problem format.
+ */
+export function routerErrorHandler(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  applyStandardHeaders(request, reply);
+  sendProblem(request, reply, {
+    type: problemType('bad-request'),
+    title: 'Bad request',
+    status: 400,
+    detail: `The URL is malformed: ${error.message}`,
+  });
+}
+
 /**
  * The one place where anything thrown becomes an HTTP response: an RFC 9457 problem
  * document. Expected errors keep their message; anything unexpected is logged with its
@@ -40,9 +66,8 @@ export class ProblemFilter implements ExceptionFilter {
     const request = ctx.getRequest<FastifyRequest>();
     const reply = ctx.getResponse<FastifyReply>();
     const { problem, headers } = this.toProblem(exception, request);
-    problem.instance = request.url.split('?')[0];
     if (reply.sent) return;
-    reply.status(problem.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(problem);
+    sendProblem(request, reply, problem, headers);
   }
 
   private toProblem(exception: unknown, request: FastifyRequest): { problem: ProblemDocument; headers: Record<string, string> } {

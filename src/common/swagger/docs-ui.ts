@@ -6,7 +6,6 @@ import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
   'favicon-32x32.png': 'image/png',
 };
 
@@ -21,7 +20,6 @@ const PAGE = (title: string) => `<!doctype html>
 <body>
   <div id="swagger-ui"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
-  <script src="/docs/swagger-ui-standalone-preset.js"></script>
   <script src="/docs/swagger-ui-init.js"></script>
 </body>
 </html>`;
@@ -35,8 +33,8 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
   persistAuthorization: true,
   displayRequestDuration: true,
   tryItOutEnabled: false,
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout'
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout'
 });`;
 
 /**

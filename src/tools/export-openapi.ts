@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { createApp } from '../app';
+import { loadConfig } from '../config/app-config';
+import { buildOpenApiDocument } from '../common/swagger/openapi';
+
+/**
+ * Writes the OpenAPI document the code produces to openapi.json (committed, so every API
+ * change shows in review; a test fails when the two differ). Run: npm run openapi:export
+ */
+async function main(): Promise<void> {
+  const config = loadConfig({ ...process.env, DATA_DIR: 'memory://', DATABASE_URL: '', LOG_LEVEL: 'error', NODE_ENV: 'test' });
+  const app = await createApp({ config });
+  try {
+    const target = process.argv[2] ?? 'openapi.json';
+    writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
+    process.stdout.write(`Wrote ${target}\n`);
+  } finally {
+    await app.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+import { jest } from '@jest/globals';
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { newRegion, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Swagger UI at /docs, driven in Debian's Chromium the way a person uses it: authorise,
+ * "Try it out", read the response. Screenshots go to test-artifacts/ (ignored by git).
+ */
+jest.setTimeout(120_000);
+
+const ARTIFACTS = 'test-artifacts/browser';
+let t: TestApp;
+let base: string;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  t = await startTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function authorize(schemeName: string, fill: (container: ReturnType<Page['locator']>) => Promise<void>) {
+  await page.locator('.auth-wrapper .btn.authorize').click();
+  const container = page.locator('.auth-container', { hasText: schemeName });
+  await fill(container);
+  await container.locator('button.authorize').click();
+  await page.locator('.auth-btn-wrapper .btn-done').first().click();
+}
+
+async function tryItOut(operationId: string): Promise<{ status: string; body: string }> {
+  const block = page.locator(`[id$="-${operationId}"]`);
+  await block.waitFor();
+  if (!(await block.getAttribute('class'))?.includes('is-open')) await block.locator('.opblock-summary').click();
+  await block.locator('.try-out__btn').click();
+  await block.locator('.execute').click();
+  const status = block.locator('.live-responses-table .response .response-col_status').first();
+  await status.waitFor();
+  const body = await block.locator('.live-responses-table .response-col_description .microlight').first().innerText();
+  return { status: (await status.innerText()).trim(), body };
+}
+
+it('authorises with an API key, runs GET /auth/regions/me with "Try it out", and keeps the key across a reload', async () => {
+  const region = await newRegion(t, 'Browser region');
+  await page.goto(`${base}/docs`);
+  await page.locator('.swagger-ui .info .title').waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/01-docs.png` });
+
+  await authorize('apiKeyHeader', (c) => c.locator('input').first().fill(region.key));
+  const { status, body } = await tryItOut('RegionKeysController_getMyRegion');
+  await page.screenshot({ path: `${ARTIFACTS}/02-regions-me.png` });
+  expect(status).toBe('200');
+  expect(JSON.parse(body)).toMatchObject({ id: region.regionId, name: 'Browser region' });
+
+  await page.reload();
+  await page.locator('.swagger-ui .info .title').waitFor();
+  const again = await tryItOut('RegionKeysController_getMyRegion');
+  expect(again.status).toBe('200');
+});
+
+it('groups operations by tag with summaries', async () => {
+  await page.goto(`${base}/docs`);
+  await page.locator('.swagger-ui .opblock-tag').first().waitFor();
+  const tags = await page.locator('.opblock-tag-section h3 .nostyle span, .opblock-tag-section h3 a span').allInnerTexts();
+  expect(tags).toEqual(expect.arrayContaining(['Region API keys']));
+  await expect(page.locator('.opblock-summary-description', { hasText: 'Create an API key' }).count()).resolves.toBe(1);
+});

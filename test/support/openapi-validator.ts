@@ -1,0 +1,94 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+
+interface Operation {
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: object }> }>;
+}
+type Document = { paths: Record<string, Record<string, Operation>>; components?: object };
+
+export interface CheckedResponse {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  body: string;
+}
+
+/** Routes that serve the documentation itself rather than the API it describes. */
+const UNDOCUMENTED = /^\/docs(\/|-json|-yaml|$)/;
+
+/**
+ * Checks a response against the OpenAPI document: the operation exists (or the answer is
+ * the 404 problem for an unknown route), the status is declared, the content type is one
+ * the operation declares, and a JSON body matches the declared schema.
+ */
+export class OpenApiResponseValidator {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly routes: { method: string; pattern: RegExp; template: string; operation: Operation }[] = [];
+
+  constructor(private readonly document: Document) {
+    addFormats(this.ajv);
+    this.ajv.addFormat('binary', true);
+    this.ajv.addSchema({ ...document, $id: 'openapi.json' } as object);
+    for (const [template, item] of Object.entries(document.paths)) {
+      const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      for (const [method, operation] of Object.entries(item)) {
+        if (['get', 'put', 'post', 'delete', 'patch'].includes(method)) this.routes.push({ method, pattern, template, operation });
+      }
+    }
+  }
+
+  /** Throws an Error describing every way the response departs from the document. */
+  check(method: string, url: string, response: CheckedResponse): void {
+    const path = url.split('?')[0];
+    if (UNDOCUMENTED.test(path)) return;
+    const route = this.routes.find((r) => r.method === method.toLowerCase() && r.pattern.test(path));
+    const where = `${method.toUpperCase()} ${path} → ${response.statusCode}`;
+    if (!route) {
+      // No such operation: the only right answer is the 404 problem for unknown routes.
+      if (response.statusCode !== 404) throw new Error(`${where}: no such operation in the OpenAPI document`);
+      this.checkBody(where, 'ProblemDto', { schema: { $ref: '#/components/schemas/ProblemDto' } }, response);
+      return;
+    }
+    const declared = route.operation.responses[String(response.statusCode)] ?? route.operation.responses.default;
+    if (!declared) {
+      throw new Error(
+        `${where}: status not declared for ${method.toUpperCase()} ${route.template} ` +
+          `(declared: ${Object.keys(route.operation.responses).join(', ')})`,
+      );
+    }
+    const contentType = String(response.headers['content-type'] ?? '').split(';')[0].trim();
+    if (!declared.content || Object.keys(declared.content).length === 0) {
+      if (response.body.length > 0) throw new Error(`${where}: a body was sent but the document declares none`);
+      return;
+    }
+    const mediaType = Object.keys(declared.content).find((m) => m === contentType || (m.endsWith('/*') && contentType.startsWith(m.slice(0, -1))));
+    if (!mediaType) {
+      throw new Error(`${where}: content type "${contentType}" not declared (declared: ${Object.keys(declared.content).join(', ')})`);
+    }
+    if (contentType.endsWith('json')) this.checkBody(where, `${route.template} ${method} ${response.statusCode} ${mediaType}`, declared.content[mediaType], response);
+  }
+
+  private checkBody(where: string, cacheKey: string, media: { schema?: object }, response: CheckedResponse): void {
+    if (!media.schema) return;
+    let validate = this.compiled.get(cacheKey);
+    if (!validate) {
+      validate = this.ajv.compile(rebase(media.schema));
+      this.compiled.set(cacheKey, validate);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(response.body);
+    } catch {
+      throw new Error(`${where}: body is not JSON: ${response.body.slice(0, 200)}`);
+    }
+    if (!validate(body)) {
+      throw new Error(`${where}: body does not match the document: ${this.ajv.errorsText(validate.errors)}\n${response.body.slice(0, 500)}`);
+    }
+  }
+}
+
+/** Local refs (#/components/...) point into the registered document. */
+function rebase(schema: object): object {
+  return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"openapi.json#/'));
+}
