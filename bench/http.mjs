@@ -24,7 +24,7 @@ const port = await new Promise((done) => {
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
 const key = `bench-${randomBytes(24).toString('hex')}`;
 const server = spawn(process.execPath, ['dist/src/main.js'], {
-  env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', INITIAL_REGION_API_KEY: key, NODE_ENV: 'production' },
+  env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', INITIAL_REGION_API_KEY: key, NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex') },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const base = `http://127.0.0.1:${port}`;

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import passport, { type Strategy } from 'passport';
+import type { Strategy } from 'passport';
+import { authenticateWith } from '../common/auth/authenticate-with';
 import { UserUnauthenticatedError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { BasicStrategy } from './strategies/basic.strategy';
@@ -11,12 +12,7 @@ import { JwtStrategy } from './strategies/jwt.strategy';
  * Authorization header is not its scheme. When both fail, the client gets one 401 naming
  * both schemes, whatever the reason, so the answer says nothing of which part was wrong.
  * Errors a strategy throws on purpose (429 for too many failed Basic attempts) pass as they are.
- *
- * Not @nestjs/passport's AuthGuard: that one looks strategies up by name in the
- * process-wide passport registry, where the last application created wins, so a second
- * app in one process (tests run two against one Redis) would authenticate the first
- * app's requests with its own services, and with closed ones once it stops. This guard
- * uses the strategy instances of its own application.
+ * The strategies are this application's own instances (see authenticateWith).
  */
 @Injectable()
 export class UserAuthGuard implements CanActivate {
@@ -35,16 +31,6 @@ export class UserAuthGuard implements CanActivate {
 
   private authenticate(request: unknown, response: unknown): Promise<AuthenticatedUser | false> {
     this.strategies ??= [BasicStrategy, JwtStrategy].map((type) => this.moduleRef.get<Strategy>(type, { strict: false }));
-    // Passport keeps a request's callbacks on the strategy object itself, so each request
-    // gets an object of its own (what passport does for strategies named by string).
-    const perRequest = this.strategies.map((strategy) => Object.create(strategy) as Strategy);
-    return new Promise((resolve, reject) => {
-      // passport takes a list of strategy objects; its type definitions know only names.
-      const strategies = perRequest as unknown as Strategy;
-      const authenticate = passport.authenticate(strategies, { session: false }, (err: unknown, user: AuthenticatedUser | false) =>
-        err ? reject(err) : resolve(user),
-      );
-      authenticate(request, response, (err: unknown) => reject(err ?? new UserUnauthenticatedError()));
-    });
+    return authenticateWith<AuthenticatedUser>(this.strategies, request, response);
   }
 }

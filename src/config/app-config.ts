@@ -219,6 +219,15 @@ export class ConfigValidationError extends Error {
   }
 }
 
+/** A setting's value as an error message may show it: no secrets, no passwords in URLs. */
+function displayValue(name: string, value: unknown): string {
+  if (/KEY|SECRET|PASSWORD/.test(name)) return '(hidden)';
+  if (typeof value === 'string' && name.endsWith('_URL')) {
+    return JSON.stringify(value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@'));
+  }
+  return JSON.stringify(value);
+}
+
 /** Reads the environment into a typed AppConfig; throws naming each bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig());
@@ -232,8 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigValidationError(
       errors.map((e) => {
         const messages = Object.values(e.constraints ?? {});
-        const value = e.property.includes('KEY') || e.property.includes('SECRET') ? '(hidden)' : JSON.stringify(e.value);
-        return `${e.property}=${value}: ${messages.join('; ')}`;
+        return `${e.property}=${displayValue(e.property, e.value)}: ${messages.join('; ')}`;
       }),
     );
   }

@@ -1,20 +1,25 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
-import { AuthGuard } from '@nestjs/passport';
+import { applyDecorators, CanActivate, createParamDecorator, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
+import { authenticateWith } from '../common/auth/authenticate-with';
 import { ApiSecurity } from '@nestjs/swagger';
 import { declareAuthPolicy } from '../common/auth/auth-policy';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
-import { API_KEY_STRATEGY } from './api-key.strategy';
+import { ApiKeyStrategy } from './api-key.strategy';
 import { InvalidApiKeyError } from './region-keys.errors';
 import type { RegionPrincipal } from './region-keys.service';
 
 export const API_KEY_SECURITY_SCHEME = 'apiKeyHeader';
 
 @Injectable()
-export class ApiKeyAuthGuard extends AuthGuard(API_KEY_STRATEGY) {
-  override handleRequest<T>(err: unknown, principal: T): T {
-    if (err) throw err;
+export class ApiKeyAuthGuard implements CanActivate {
+  constructor(private readonly strategy: ApiKeyStrategy) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<{ user?: RegionPrincipal }>();
+    const principal = await authenticateWith<RegionPrincipal>([this.strategy], request, http.getResponse());
     if (!principal) throw new InvalidApiKeyError();
-    return principal;
+    request.user = principal;
+    return true;
   }
 }
 

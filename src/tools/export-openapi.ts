@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createApp } from '../app';
 import { loadConfig } from '../config/app-config';
@@ -9,7 +10,15 @@ import { buildOpenApiDocument } from '../common/swagger/openapi';
  * change shows in review; a test fails when the two differ). Run: npm run openapi:export
  */
 async function main(): Promise<void> {
-  const config = loadConfig({ ...process.env, DATA_DIR: 'memory://', DATABASE_URL: '', LOG_LEVEL: 'error', NODE_ENV: 'test' });
+  // A throwaway in-memory database; the initial key only keeps the first-start banner quiet.
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: 'memory://',
+    DATABASE_URL: '',
+    LOG_LEVEL: 'error',
+    NODE_ENV: 'test',
+    INITIAL_REGION_API_KEY: randomBytes(24).toString('hex'),
+  });
   const app = await createApp({ config });
   try {
     const target = process.argv[2] ?? 'openapi.json';

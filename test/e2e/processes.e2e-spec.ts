@@ -91,7 +91,12 @@ describe('start and stop', () => {
   });
 
   it('in production without INITIAL_REGION_API_KEY, creates no key and logs how to make one', async () => {
-    const server = startProcess(SERVER, [], { DATA_DIR: dataDir, PORT: String(await freePort()), NODE_ENV: 'production' });
+    const server = startProcess(SERVER, [], {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      NODE_ENV: 'production',
+      JWT_SECRET: 'a-production-secret-of-at-least-32-characters',
+    });
     try {
       await server.waitFor(/region create/);
       expect(server.stdout()).not.toContain('X-API-Key:');
@@ -106,6 +111,7 @@ describe('start and stop', () => {
     ['PORT', 'not-a-port'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['INITIAL_REGION_API_KEY', 'short'],
+    ['JWT_SECRET', 'short'],
   ])('stops at start when %s is bad, naming the variable', async (name, value) => {
     const result = await runProcess(SERVER, [], { DATA_DIR: dataDir, [name]: value });
     expect(result.code).toBe(1);

@@ -13,6 +13,17 @@ const EXPECTED: Record<string, string> = {
   'GET /auth/regions/me': 'region-api-key',
   'POST /auth/region/api-keys': 'region-api-key',
   'DELETE /auth/region/api-keys/:id': 'region-api-key',
+  'POST /user/signup': 'public',
+  'POST /auth/token': 'public',
+  'GET /me': 'user',
+  'GET /planets': 'public',
+  'GET /planets/:planetId': 'public',
+  'GET /planets/:planetId/image': 'public',
+  'POST /planets': 'user',
+  'PUT /planets/:planetId': 'user',
+  'DELETE /planets/:planetId': 'user',
+  'POST /planets/:planetId/image': 'user',
+  'POST /celestial-bodies': 'user',
 };
 
 function routeTable(t: TestApp): Record<string, string | undefined> {

@@ -30,6 +30,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:[\\s\\S]*${name}=`));
   });
 
+  it('does not echo a password inside a bad URL', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://app:hunter2@db/x' })).toThrow(/DATABASE_URL="mysql:\/\/app:\*\*\*@db\/x"/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://app:hunter2@db/x' })).not.toThrow(/hunter2/);
+  });
+
   it('does not echo a secret value in the error', () => {
     expect(() => loadConfig({ INITIAL_REGION_API_KEY: 'secret-but-short' })).toThrow(/INITIAL_REGION_API_KEY=\(hidden\)/);
     expect(() => loadConfig({ INITIAL_REGION_API_KEY: 'secret-but-short' })).not.toThrow(/secret-but-short/);
