@@ -1,5 +1,3 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { InjectOptions } from 'light-my-request';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 import { basicHeader, newUser } from '../support/users';
@@ -72,22 +70,13 @@ describe('the OpenAPI document for users and tokens', () => {
   });
 
   it('matches what the server sends, for every status of every route', async () => {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
-    ajv.addFormat('int64', true);
-    ajv.addSchema(doc, 'doc.json');
     const seen = new Set<string>();
+    // t.request checks each response against the document; this records which were seen.
     const send = async (options: InjectOptions) => {
       const res = await t.request(options);
       const method = String(options.method).toLowerCase();
       const path = String(options.url);
       const status = String(res.statusCode);
-      const mediaType = String(res.headers['content-type']).split(';')[0];
-      expect({ [`${method} ${path}`]: Object.keys(doc.paths[path][method].responses) }).toEqual({ [`${method} ${path}`]: expect.arrayContaining([status]) });
-      const pointer = ['paths', path.replace(/\//g, '~1'), method, 'responses', status, 'content', mediaType.replace(/\//g, '~1'), 'schema'].join('/');
-      const validate = ajv.getSchema(`doc.json#/${pointer}`);
-      expect({ [`${method} ${path} ${status} ${mediaType}`]: Boolean(validate) }).toEqual({ [`${method} ${path} ${status} ${mediaType}`]: true });
-      expect({ body: res.json(), errors: validate!(res.json()) ? null : validate!.errors }).toMatchObject({ errors: null });
       seen.add(`${method} ${path} ${status}`);
       return res;
     };

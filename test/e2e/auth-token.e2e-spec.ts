@@ -1,15 +1,8 @@
 import { JwtSettings } from '../../src/auth/jwt-settings';
 import { startTestApp, TestApp } from '../support/test-app';
 import { basicHeader, decodeJwt, newUser, signJwt, UserFixture } from '../support/users';
+import { expectProblem } from '../support/problems';
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, type?: string) {
-  expect(res.statusCode).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-  const body = res.json();
-  expect(body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.stringMatching(/^https:\/\//) });
-  if (type) expect(body.type).toBe(`https://errors.example/${type}`);
-  return body;
-}
 
 const token = (t: TestApp, payload: unknown) => t.request({ method: 'POST', url: '/auth/token', payload: payload as string });
 const me = (t: TestApp, authorization: string) => t.request({ method: 'GET', url: '/me', headers: { authorization } });

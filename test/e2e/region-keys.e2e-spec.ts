@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { generateApiKey } from '../../src/region-keys/api-key-codec';
 import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
 import { createKey, newRegion, RegionFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
+import { expectProblem } from '../support/problems';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -30,14 +31,6 @@ const post = (key: string, payload?: unknown, headers: Record<string, string> = 
 const del = (key: string, id: string) =>
   t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, type?: string) {
-  expect(res.statusCode).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-  const body = res.json();
-  expect(body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.stringMatching(/^https:\/\//) });
-  if (type) expect(body.type).toBe(`https://errors.example/${type}`);
-  return body;
-}
 
 describe('GET /auth/regions/me', () => {
   it('returns the caller\'s region with its active keys, oldest first, and no secrets', async () => {

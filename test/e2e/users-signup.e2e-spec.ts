@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from '../support/test-app';
 import { basicHeader } from '../support/users';
+import { expectProblem } from '../support/problems';
 
 let t: TestApp;
 let n = 0;
@@ -13,14 +14,6 @@ afterAll(async () => t.close());
 
 const signUp = (payload: unknown) => t.request({ method: 'POST', url: '/user/signup', payload: payload as string });
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, type?: string) {
-  expect(res.statusCode).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-  const body = res.json();
-  expect(body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.stringMatching(/^https:\/\//) });
-  if (type) expect(body.type).toBe(`https://errors.example/${type}`);
-  return body;
-}
 
 const storedUser = async (id: number) =>
   (await t.app.get(DataSource).query('SELECT email, name, password_hash FROM users WHERE id = $1', [id]))[0] as

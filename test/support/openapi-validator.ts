@@ -28,7 +28,8 @@ export class OpenApiResponseValidator {
 
   constructor(private readonly document: Document) {
     addFormats(this.ajv);
-    this.ajv.addFormat('binary', true);
+    // OpenAPI's own formats, which JSON Schema does not define.
+    for (const format of ['binary', 'float', 'double', 'int32', 'int64']) this.ajv.addFormat(format, true);
     this.ajv.addSchema({ ...document, $id: 'openapi.json' } as object);
     for (const [template, item] of Object.entries(document.paths)) {
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
