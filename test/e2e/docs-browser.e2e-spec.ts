@@ -40,11 +40,12 @@ async function authorize(schemeName: string, fill: (container: ReturnType<Page['
   await page.locator('.auth-btn-wrapper .btn-done').first().click();
 }
 
-async function tryItOut(operationId: string): Promise<{ status: string; body: string }> {
+async function tryItOut(operationId: string, requestBody?: unknown): Promise<{ status: string; body: string }> {
   const block = page.locator(`[id$="-${operationId}"]`);
   await block.waitFor();
   if (!(await block.getAttribute('class'))?.includes('is-open')) await block.locator('.opblock-summary').click();
   await block.locator('.try-out__btn').click();
+  if (requestBody !== undefined) await block.locator('textarea.body-param__text').fill(JSON.stringify(requestBody));
   await block.locator('.execute').click();
   const status = block.locator('.live-responses-table .response .response-col_status').first();
   await status.waitFor();
@@ -74,6 +75,28 @@ it('groups operations by tag with summaries', async () => {
   await page.goto(`${base}/docs`);
   await page.locator('.swagger-ui .opblock-tag').first().waitFor();
   const tags = await page.locator('.opblock-tag-section h3 .nostyle span, .opblock-tag-section h3 a span').allInnerTexts();
-  expect(tags).toEqual(expect.arrayContaining(['Region API keys']));
+  expect(tags).toEqual(expect.arrayContaining(['Region API keys', 'Authentication', 'Planets', 'Celestial Bodies']));
   await expect(page.locator('.opblock-summary-description', { hasText: 'Create an API key' }).count()).resolves.toBe(1);
+});
+
+it('signs up and gets a token through the page, authorises with it, and runs GET /me', async () => {
+  await page.goto(`${base}/docs`);
+  await page.locator('.swagger-ui .info .title').waitFor();
+  const email = `browser-${Date.now()}@example.com`;
+
+  const signUp = await tryItOut('createUser', { name: 'Browser user', email, password: 'correct horse battery' });
+  expect(signUp.status).toBe('201');
+  const user = JSON.parse(signUp.body);
+  expect(user).toEqual({ id: expect.any(Number), name: 'Browser user' });
+
+  const issued = await tryItOut('getToken', { email, password: 'correct horse battery' });
+  expect(issued.status).toBe('201');
+  const { token } = JSON.parse(issued.body);
+  await page.screenshot({ path: `${ARTIFACTS}/03-token.png` });
+
+  await authorize('bearerAuth', (c) => c.locator('input').first().fill(token));
+  const me = await tryItOut('getMe');
+  await page.screenshot({ path: `${ARTIFACTS}/04-me.png` });
+  expect(me.status).toBe('200');
+  expect(JSON.parse(me.body)).toEqual({ id: user.id, name: 'Browser user' });
 });
