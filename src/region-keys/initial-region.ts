@@ -21,7 +21,9 @@ export class InitialRegion implements OnApplicationBootstrap {
     const name = this.config.initialRegionName;
     const presetKey = this.config.INITIAL_REGION_API_KEY;
     if (presetKey) {
-      const { region } = await this.regionKeys.createRegion(name, 'Initial key (INITIAL_REGION_API_KEY)', presetKey);
+      const created = await this.regionKeys.createFirstRegion(name, 'Initial key (INITIAL_REGION_API_KEY)', presetKey);
+      if (!created) return;
+      const { region } = created;
       this.logger.log(`Created region "${region.name}" (${region.id}) with the key from INITIAL_REGION_API_KEY`);
       return;
     }
@@ -32,7 +34,10 @@ export class InitialRegion implements OnApplicationBootstrap {
       );
       return;
     }
-    const { region, key } = await this.regionKeys.createRegion(name, 'Generated at first start', undefined);
+    const created = await this.regionKeys.createFirstRegion(name, 'Generated at first start');
+    // Another instance starting at the same moment made it (and printed its key).
+    if (!created) return;
+    const { region, key } = created;
     // Straight to stdout, not through the logger: log pipelines keep what they receive,
     // and this key is shown exactly once.
     process.stdout.write(

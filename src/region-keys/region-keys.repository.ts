@@ -9,6 +9,9 @@ export interface ActiveKeyLookup {
   lastUsedAt: Date | null;
 }
 
+// Any constant will do, as long as no other advisory lock of this service uses it.
+const FIRST_REGION_LOCK_ID = 7_240_612;
+
 export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description'>;
 
 /**
@@ -56,8 +59,13 @@ export class RegionKeysRepository {
     return this.dataSource.getRepository(Region).find({ order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  async hasAnyRegion(): Promise<boolean> {
-    return (await this.dataSource.getRepository(Region).count({ take: 1 })) > 0;
+  async hasAnyRegion(manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    return (await manager.getRepository(Region).count({ take: 1 })) > 0;
+  }
+
+  /** A transaction-scoped advisory lock held while the first region is made at start. */
+  async lockFirstRegionCreation(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [FIRST_REGION_LOCK_ID]);
   }
 
   /**

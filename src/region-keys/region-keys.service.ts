@@ -81,11 +81,25 @@ export class RegionKeysService {
   }
 
   /** Creates a region with its first key. For operators (CLI, first start), not for HTTP. */
-  createRegion(name: string, description: string | null, presetKey?: string): Promise<IssuedApiKey & { region: Region }> {
+  createRegion(name: string, description: string | null): Promise<IssuedApiKey & { region: Region }> {
     return this.dataSource.transaction(async (manager) => {
       const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
-      const issued = await this.issueKey(manager, region.id, description, presetKey);
+      const issued = await this.issueKey(manager, region.id, description);
       return { region, ...issued };
+    });
+  }
+
+  /**
+   * Creates a region with its first key only if the database has no region yet. Instances
+   * starting together on an empty database serialise on a lock, so only one creates it.
+   * Resolves to null when there already was a region.
+   */
+  createFirstRegion(name: string, description: string, presetKey?: string): Promise<(IssuedApiKey & { region: Region }) | null> {
+    return this.dataSource.transaction(async (manager) => {
+      await this.repository.lockFirstRegionCreation(manager);
+      if (await this.repository.hasAnyRegion(manager)) return null;
+      const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
+      return { region, ...(await this.issueKey(manager, region.id, description, presetKey)) };
     });
   }
 

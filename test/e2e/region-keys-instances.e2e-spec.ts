@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { createKey, newRegion, startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 
@@ -78,5 +79,20 @@ describeOnServer('two instances on one PostgreSQL', () => {
     const retry = await impatient.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
     expect(retry.statusCode).toBe(204);
     await impatient.close();
+  });
+
+  it('lets two instances start together on an empty database: each migration runs once', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const [x, y] = await Promise.all([startTestApp({}, fresh), startTestApp({}, fresh)]);
+      const applied = await x.app.get(DataSource).query('SELECT name, count(*)::int AS n FROM migrations GROUP BY name');
+      expect(applied.length).toBe(x.app.get(DataSource).migrations.length);
+      expect(applied.every((m: { n: number }) => m.n === 1)).toBe(true);
+      // And one of them, not both, made the initial region.
+      expect(await x.app.get(DataSource).query('SELECT count(*)::int AS n FROM regions')).toEqual([{ n: 1 }]);
+      await Promise.all([x.close(), y.close()]);
+    } finally {
+      await fresh.drop();
+    }
   });
 });

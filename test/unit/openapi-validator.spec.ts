@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 
 /** The checker that every e2e response goes through must itself be able to fail. */
@@ -57,5 +58,27 @@ describe('OpenApiResponseValidator', () => {
   it('fails a body where none is declared, and an operation that is not documented', () => {
     expect(() => validator.check('DELETE', '/things/1', json(204, { ok: true }))).toThrow(/declares none/);
     expect(() => validator.check('POST', '/things/1', json(201, {}))).toThrow(/no such operation/);
+  });
+});
+
+describe('OpenApiResponseValidator on the committed openapi.json', () => {
+  const validator = new OpenApiResponseValidator(JSON.parse(readFileSync('openapi.json', 'utf8')));
+  const region = {
+    id: '5d7c2f1a-3b4e-4a6f-8c9d-0e1f2a3b4c5d',
+    name: 'Utrecht',
+    createdAt: '2026-11-22T10:15:00.000Z',
+    updatedAt: '2026-11-22T10:15:00.000Z',
+    apiKeys: [],
+  };
+
+  it('accepts a true response of a real route', () => {
+    expect(() => validator.check('GET', '/auth/regions/me', json(200, region))).not.toThrow();
+  });
+
+  it('fails a deliberately wrong status, and a body missing a required field', () => {
+    expect(() => validator.check('GET', '/auth/regions/me', json(201, region))).toThrow(/status not declared for GET \/auth\/regions\/me/);
+    expect(() => validator.check('DELETE', '/auth/region/api-keys/5d7c2f1a-3b4e-4a6f-8c9d-0e1f2a3b4c5d', json(200, {}))).toThrow(/status not declared/);
+    const { name: _name, ...nameless } = region;
+    expect(() => validator.check('GET', '/auth/regions/me', json(200, nameless))).toThrow(/must have required property 'name'/);
   });
 });
