@@ -4,6 +4,7 @@ import { LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { AuthPolicyGuard } from './common/auth/auth-policy';
+import { clientErrorHandler } from './common/http/client-error';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { ProblemFilter, routerErrorHandler } from './common/problem/problem.filter';
@@ -31,6 +32,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     // Long path parameters reach validation (a clear 400) instead of the router's 414.
     routerOptions: { maxParamLength: 1000 },
     frameworkErrors: routerErrorHandler,
+    clientErrorHandler,
     return503OnClosing: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {

@@ -78,6 +78,8 @@ describe('GET /me', () => {
       ['Bearer with garbage', 'Bearer not.a.jwt'],
       ['an unknown scheme', 'Digest username="x"'],
       ['the raw token without a scheme', () => user.bearer.slice('Bearer '.length)],
+      ['a valid Bearer token followed by junk', () => `${user.bearer} junk`],
+      ['a valid Bearer token followed by a second token', () => `${user.bearer} ${user.bearer.slice('Bearer '.length)}`],
     ])('%s', async (_label, header) => {
       expectUserUnauthenticated(await me({ authorization: typeof header === 'function' ? header() : header }));
     });

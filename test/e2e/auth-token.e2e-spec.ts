@@ -57,6 +57,7 @@ describe('POST /auth/token', () => {
     ['a missing password', { email: 'ann@example.com' }, ['password']],
     ['a missing email', { password: 'password-1' }, ['email']],
     ['an invalid email', { email: 'ann', password: 'password-1' }, ['email']],
+    ['an email with a lone surrogate', { email: 'ann@example.co\udfff', password: 'password-1' }, ['email']],
     ['an empty password', { email: 'ann@example.com', password: '' }, ['password']],
     ['a password that is not a string', { email: 'ann@example.com', password: ['password-1'] }, ['password']],
     ['an unknown field', { email: 'ann@example.com', password: 'password-1', scope: 'admin' }, ['scope']],

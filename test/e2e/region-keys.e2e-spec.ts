@@ -183,6 +183,7 @@ describe('POST /auth/region/api-keys', () => {
     ['an object description', { description: { text: 'x' } }, 'description'],
     ['an array description', { description: ['x'] }, 'description'],
     ['a NUL character', { description: 'a\u0000b' }, 'description'],
+    ['a lone surrogate', { description: 'a\ud800b' }, 'description'],
     ['an unknown field', { description: 'ok', regionId: 'x' }, 'regionId'],
   ])('refuses %s with 400 naming the field', async (_label, payload, field) => {
     const res = await post(region.key, payload);
@@ -263,6 +264,24 @@ describe('DELETE /auth/region/api-keys/:id', () => {
     }
     const nul = expectProblem(await del(region.key, '%00'), 400);
     expect(nul.errors).toEqual([{ field: 'id', message: 'id must not contain NUL characters' }]);
+  });
+
+  it('answers 415 to a body that is not JSON, and takes a stray JSON body as nothing', async () => {
+    const second = await createKey(t, region.key);
+    const text = await t.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${second.id}`,
+      headers: { 'x-api-key': region.key, 'content-type': 'text/plain' },
+      payload: 'please',
+    });
+    expectProblem(text, 415);
+    const json = await t.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${second.id}`,
+      headers: { 'x-api-key': region.key },
+      payload: { reason: 'rotation' },
+    });
+    expect(json.statusCode).toBe(204);
   });
 
   it('answers a problem, never a 500, for an over-long or badly escaped id', async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { DataSource } from 'typeorm';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 
@@ -43,6 +44,38 @@ describe('every response', () => {
     await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': region.key } });
     await t.request({ method: 'GET', url: `/auth/regions/me?api_key=${region.key}` });
     expect(t.logs.join('\n')).not.toContain(region.key);
+  });
+});
+
+describe('requests that are not valid HTTP', () => {
+  const raw = async (request: string): Promise<string> => {
+    const { port } = t.app.getHttpServer().address() as { port: number };
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      let received = '';
+      socket.on('data', (d) => (received += String(d)));
+      socket.on('end', () => resolve(received));
+      socket.on('error', reject);
+    });
+  };
+
+  beforeAll(async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
+  it.each([
+    ['a garbage request line', 'GARBAGE\r\n\r\n', 400],
+    ['a non-numeric Content-Length', 'POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
+    ['a space in the path', 'GET /he alth HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+    ['headers over the size limit', `GET /me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20000)}\r\n\r\n`, 431],
+  ])('answers %s with a problem document', async (_label, request, status) => {
+    const response = await raw(request);
+    const [head, body] = response.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(head).toMatch(/content-type: application\/problem\+json/i);
+    expect(head).toMatch(/x-request-id: [0-9a-f-]{36}/i);
+    expect(head).toMatch(/x-content-type-options: nosniff/i);
+    expect(JSON.parse(body)).toMatchObject({ status, type: expect.stringMatching(/^https:\/\//), detail: expect.any(String) });
   });
 });
 
@@ -114,7 +147,7 @@ describe('OpenAPI document', () => {
     const operations = [
       [doc.paths['/auth/regions/me'].get, ['200', '401', '503']],
       [doc.paths['/auth/region/api-keys'].post, ['201', '400', '401', '409', '413', '415', '503']],
-      [doc.paths['/auth/region/api-keys/{id}'].delete, ['204', '400', '401', '404', '409', '503']],
+      [doc.paths['/auth/region/api-keys/{id}'].delete, ['204', '400', '401', '404', '409', '415', '503']],
     ] as const;
     for (const [operation, statuses] of operations) {
       expect(operation.security).toEqual([{ apiKeyHeader: [] }]);

@@ -103,6 +103,8 @@ describe('POST /user/signup', () => {
     ['an invalid email', { email: 'not-an-email', password: 'password-1' }, ['email']],
     ['an email without a domain', { email: 'ann@', password: 'password-1' }, ['email']],
     ['an email that is not a string', { email: 42, password: 'password-1' }, ['email']],
+    ['an email with a lone surrogate', { email: 'a\ud800b@example.com', password: 'password-1' }, ['email']],
+    ['a name with a lone surrogate', { name: 'An\udfffn', email: 'ann@example.com', password: 'password-1' }, ['name']],
     ['a missing email', { password: 'password-1' }, ['email']],
     ['a missing password', { email: 'ann@example.com' }, ['password']],
     ['a password of 7 bytes', { email: 'ann@example.com', password: '1234567' }, ['password']],

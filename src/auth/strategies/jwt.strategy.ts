@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Strategy } from 'passport-jwt';
 import type { AuthenticatedUser } from '../authenticated-user';
 import { JwtSettings } from '../jwt-settings';
 import { TokenService, type TokenClaims } from '../token.service';
@@ -8,6 +8,14 @@ import { TokenService, type TokenClaims } from '../token.service';
 export const JWT_STRATEGY = 'jwt';
 
 /** `Authorization: Bearer <jwt>`: HS256 only, `exp` enforced, `iss`/`aud` when configured. */
+// The whole header must be "Bearer <jwt>": passport-jwt's own extractor takes the first
+// word after the scheme and ignores whatever follows it.
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+const bearerToken = (request: { headers: Record<string, string | string[] | undefined> }): string | null => {
+  const header = request.headers.authorization;
+  return typeof header === 'string' ? (BEARER.exec(header)?.[1] ?? null) : null;
+};
+
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   constructor(
@@ -15,7 +23,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     private readonly tokens: TokenService,
   ) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: bearerToken,
       secretOrKey: settings.secret,
       // An explicit list: a token naming any other algorithm ("none" included) is refused.
       algorithms: [JwtSettings.ALGORITHM],

@@ -9,12 +9,27 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   });
 }
 
-/** Paths of strings holding U+0000, which PostgreSQL cannot store in text columns. */
-function nulCharacterPaths(value: unknown, path: string): string[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [path] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => nulCharacterPaths(v, `${path}[${i}]`));
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be taken as text, or undefined when it can. */
+function textProblem(value: string, field: string): string | undefined {
+  // PostgreSQL cannot store U+0000 in text columns.
+  if (value.includes('\u0000')) return `${field} must not contain NUL characters`;
+  // A lone surrogate is not Unicode: it would be stored as U+FFFD (silently changed), and
+  // some validators (encodeURI in isEmail) throw on it.
+  if (LONE_SURROGATE.test(value)) return `${field} must be valid Unicode text (it contains a lone surrogate)`;
+  return undefined;
+}
+
+/** Every string in a parsed body or parameter that cannot be taken as text. */
+function textErrors(value: unknown, path: string): FieldError[] {
+  if (typeof value === 'string') {
+    const message = textProblem(value, path);
+    return message ? [{ field: path, message }] : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => textErrors(v, `${path}[${i}]`));
   if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => nulCharacterPaths(v, path ? `${path}.${k}` : k));
+    return Object.entries(value).flatMap(([k, v]) => textErrors(v, path ? `${path}.${k}` : k));
   }
   return [];
 }
@@ -48,10 +63,8 @@ export class StrictValidationPipe extends ValidationPipe {
         throw new ValidationFailedError([{ field: 'body', message: 'The body must be a JSON object' }]);
       }
     }
-    const nulPaths = nulCharacterPaths(value, metadata.type === 'body' ? '' : (metadata.data ?? metadata.type));
-    if (nulPaths.length > 0) {
-      throw new ValidationFailedError(nulPaths.map((field) => ({ field, message: `${field} must not contain NUL characters` })));
-    }
+    const errors = textErrors(value, metadata.type === 'body' ? '' : (metadata.data ?? metadata.type));
+    if (errors.length > 0) throw new ValidationFailedError(errors);
     return super.transform(value, metadata);
   }
 }
