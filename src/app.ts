@@ -33,7 +33,9 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     routerOptions: { maxParamLength: 1000 },
     frameworkErrors: routerErrorHandler,
     clientErrorHandler,
-    return503OnClosing: true,
+    // Requests that arrive on open connections while shutting down are still served (and
+    // their connection closed); the database closes only after the last one.
+    return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),

@@ -40,6 +40,27 @@ export class MissingImageError extends ValidationFailedError {
   }
 }
 
+/** The upload form holds a part besides its one file in "image": refused, never silently dropped. */
+export class UnexpectedFormPartError extends ValidationFailedError {
+  constructor(fieldName: string, isFile: boolean) {
+    const message =
+      fieldName === 'image' && !isFile
+        ? 'image must be a file, not a text field'
+        : `${isFile ? 'a file' : 'a text field'} named "${fieldName}" is not accepted: the form takes one part, a file in the field "image"`;
+    super([{ field: fieldName, message }], 'The upload form must hold exactly one part: the file in the field "image".');
+  }
+}
+
+/** The multipart body is broken: it ends early, misses its closing boundary, or the client went away. */
+export class MalformedUploadError extends ValidationFailedError {
+  constructor() {
+    super(
+      [{ field: 'image', message: 'the multipart/form-data body is malformed or ended before it was complete' }],
+      'The upload did not arrive whole.',
+    );
+  }
+}
+
 export class ImageTooLargeError extends DomainError {
   readonly status = 413;
   readonly slug = 'image-too-large';

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
 import { NotPlanetCreatorError, OrbitedPlanetNotFoundError, PlanetImageNotFoundError, PlanetNotFoundError } from './celestial-bodies.errors';
@@ -9,7 +8,7 @@ import type { SatelliteInputDto } from './dto/satellite-input.dto';
 import type { Planet } from './entities/planet.entity';
 import type { PlanetImage } from './entities/planet-image.entity';
 import type { Satellite } from './entities/satellite.entity';
-import { readImage } from './image-upload';
+import type { ReceivedImage } from './image-upload';
 
 export interface PlanetWithSatellites {
   planet: Planet;
@@ -97,11 +96,11 @@ export class CelestialBodiesService {
    * read; the upload is then read while it arrives (type and size checked on the way), and
    * only the write happens under the planet's lock.
    */
-  async uploadImage(planetId: number, userId: number, upload: Readable): Promise<PlanetImage> {
+  async uploadImage(planetId: number, userId: number, receive: () => Promise<ReceivedImage>): Promise<PlanetImage> {
     const owner = await this.repository.findPlanetCreatorId(planetId);
     if (!owner) throw new PlanetNotFoundError(planetId);
     if (owner.creatorId !== userId) throw new NotPlanetCreatorError();
-    const { data, contentType } = await readImage(upload);
+    const { data, contentType } = await receive();
     const image = {
       planetId,
       contentType,

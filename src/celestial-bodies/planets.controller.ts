@@ -1,5 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
-import { FileStreamInterceptor, type MultipartFileStream } from '@nestjs/platform-fastify/multipart';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -17,11 +16,11 @@ import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import { Public } from '../common/auth/auth-policy';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { CelestialBodiesService } from './celestial-bodies.service';
-import { MissingImageError } from './celestial-bodies.errors';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
 import { PlanetInputDto } from './dto/planet-input.dto';
 import { ListPlanetsQueryDto, PlanetPageDto } from './dto/planet-page.dto';
 import { planetImagePath, PlanetDto } from './dto/planet.dto';
+import { readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
 import { AcceptsMultipart } from './multipart-routes';
 import { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
@@ -31,11 +30,6 @@ const PAGINATION_HEADERS = {
   'X-Pagination-Page': { description: 'Current page number (from 1)', schema: { type: 'integer', example: 1 } },
   'X-Pagination-Per-Page': { description: 'Number of items per page', schema: { type: 'integer', example: 10 } },
 } as const;
-
-// The parser's own limit is a backstop one byte above ours: readImage() reports the 413.
-const ImageUpload = FileStreamInterceptor('image', { limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 1, fields: 0 } });
-
-type UploadRequest = FastifyRequest & { file?: MultipartFileStream };
 
 @ApiTags('Planets')
 @Controller('planets')
@@ -128,12 +122,12 @@ export class PlanetsController {
   @HttpCode(200)
   @UserAuth()
   @AcceptsMultipart()
-  @UseInterceptors(ImageUpload)
   @ApiOperation({
     operationId: 'uploadImage',
     summary: 'Upload an image to a planet',
     description:
       'PNG, JPEG, GIF or WebP, recognised by its bytes (not by its name or declared type), at most 5 MiB. ' +
+      'The form holds exactly one part, the file in the field "image"; any other part is refused. ' +
       'Replaces any previous image. Only the planet\'s creator may.',
   })
   @ApiParam(PLANET_ID_PARAM)
@@ -143,22 +137,26 @@ export class PlanetsController {
     schema: {
       type: 'object',
       required: ['image'],
+      additionalProperties: false,
       properties: { image: { type: 'string', format: 'binary', description: 'The image file to upload', maxLength: MAX_IMAGE_BYTES } },
     },
   })
   @ApiOkResponse({ type: ImageUploadedDto, description: 'Image uploaded' })
   @ApiProblems(
-    { status: 400, description: 'No file in the field "image", a file that is not an accepted image, another field, or a bad planetId.' },
+    {
+      status: 400,
+      description:
+        'No file in the field "image", a file that is not an accepted image, any other part (a text field, a second file ' +
+        'or a file under another name, named in errors), a multipart body that is malformed or ends early, or a bad planetId.',
+    },
     { status: 403, description: 'The planet was created by another user.' },
     { status: 404, description: 'No planet with this id.' },
     { status: 413, slug: 'image-too-large', description: 'The image is larger than 5 MiB.' },
     { status: 415, description: 'The body is not multipart/form-data.' },
     503,
   )
-  async uploadImage(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Req() request: UploadRequest): Promise<ImageUploadedDto> {
-    const upload = request.file?.stream;
-    if (!upload) throw new MissingImageError();
-    const image = await this.celestialBodies.uploadImage(planetId, user.id, upload);
+  async uploadImage(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest): Promise<ImageUploadedDto> {
+    const image = await this.celestialBodies.uploadImage(planetId, user.id, () => readImageForm(request));
     return {
       message: 'Image uploaded successfully',
       imageUrl: planetImagePath(planetId),

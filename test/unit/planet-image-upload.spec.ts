@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { PayloadTooLargeException } from '@nestjs/common';
 import { ImageTooLargeError, NotAnImageError } from '../../src/celestial-bodies/celestial-bodies.errors';
-import { detectImageType, readImage } from '../../src/celestial-bodies/image-upload';
+import { detectImageType, isPlausibleImage, readImage } from '../../src/celestial-bodies/image-upload';
 
 const fixture = (name: string) => readFileSync(join(process.cwd(), 'test', 'fixtures', name));
 
@@ -23,8 +22,30 @@ describe('detectImageType', () => {
     ['half a PNG signature', fixture('mars.png').subarray(0, 4)],
     ['a RIFF file that is not WebP (WAV)', Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1')],
     ['a PDF', Buffer.from('%PDF-1.7\n')],
+    ['the 3-byte JPEG start FF D8 FF', Buffer.from([0xff, 0xd8, 0xff])],
+    ['a JPEG start not followed by a marker', Buffer.from([0xff, 0xd8, 0xff, 0x00, 0, 0, 0, 0])],
+    ['the PNG signature alone', fixture('mars.png').subarray(0, 8)],
+    ['a PNG signature whose first chunk is not IHDR', Buffer.concat([fixture('mars.png').subarray(0, 12), Buffer.from('IDAT')])],
+    ['a GIF signature without its screen descriptor', Buffer.from('GIF89a\x01\x00', 'latin1')],
+    ['a RIFF WEBP file without a VP8 chunk', Buffer.from('RIFF\x1a\x00\x00\x00WEBPJUNK\x00\x00\x00\x00', 'latin1')],
   ])('refuses %s', (_, bytes) => {
     expect(detectImageType(bytes)).toBeNull();
+  });
+});
+
+describe('isPlausibleImage', () => {
+  it.each(['mars.png', 'jupiter.jpg', 'neptune.gif', 'pluto.webp'])('takes the real file %s', (name) => {
+    expect(isPlausibleImage(fixture(name))).toBe(true);
+  });
+
+  it.each([
+    ['a JPEG cut to 20 bytes', fixture('jupiter.jpg').subarray(0, 20)],
+    ['a PNG cut after IHDR', fixture('mars.png').subarray(0, 33)],
+    ['a GIF cut after its screen descriptor', fixture('neptune.gif').subarray(0, 13)],
+    ['a WebP cut after its chunk header', fixture('pluto.webp').subarray(0, 20)],
+  ])('refuses %s, shorter than any image of its type', (_, bytes) => {
+    expect(detectImageType(bytes)).not.toBeNull();
+    expect(isPlausibleImage(bytes)).toBe(false);
   });
 });
 
@@ -43,7 +64,7 @@ describe('readImage', () => {
     // An upload that never ends: only a reader that checks while reading can answer.
     const endless = Readable.from(
       (function* () {
-        yield Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+        yield fixture('mars.png').subarray(0, 33);
         for (;;) {
           produced += 1024;
           yield Buffer.alloc(1024);
@@ -69,9 +90,16 @@ describe('readImage', () => {
     expect(produced).toBeLessThanOrEqual(32);
   });
 
-  it('reports the multipart parser\'s own size limit as the same 413', async () => {
-    const failing = new Readable({ read() { this.destroy(new PayloadTooLargeException('File too large')); } });
-    await expect(readImage(failing, 10)).rejects.toBeInstanceOf(ImageTooLargeError);
+  it('refuses a file whose start is an image header but which is too short to be one', async () => {
+    await expect(readImage(Readable.from([Buffer.from([0xff, 0xd8, 0xff])]), 1024)).rejects.toBeInstanceOf(NotAnImageError);
+    await expect(readImage(chunksOf(fixture('jupiter.jpg').subarray(0, 40), 7), 1024)).rejects.toBeInstanceOf(NotAnImageError);
+  });
+
+  it('leaves the stream\'s own errors (a body that ended early) to the caller, and destroys the stream', async () => {
+    const failure = new Error('Part terminated early due to unexpected end of multipart data');
+    const failing = new Readable({ read() { this.destroy(failure); } });
+    await expect(readImage(failing, 10)).rejects.toBe(failure);
+    expect(failing.destroyed).toBe(true);
   });
 
   it('refuses an empty upload', async () => {

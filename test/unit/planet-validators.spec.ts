@@ -1,10 +1,17 @@
 import { isDateTime } from '../../src/celestial-bodies/dto/validators';
 
 describe('isDateTime', () => {
-  it.each(['1610-01-07T00:00:00Z', '2024-01-15T14:30:00.123Z', '2024-02-29T23:59:59+01:00', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59z'])(
-    'accepts %s',
-    (value) => expect(isDateTime(value)).toBe(true),
-  );
+  it.each([
+    '1610-01-07T00:00:00Z',
+    '2024-01-15T14:30:00.123Z',
+    '2024-02-29T23:59:59+01:00',
+    '0001-01-01T00:00:00Z',
+    '9999-12-31T23:59:59z',
+    // Within years 1 to 9999 once in UTC, whatever the year written.
+    '9999-12-31T23:59:59+14:00',
+    '0001-01-01T00:00:00-14:00',
+    '0000-12-31T23:00:00-14:00',
+  ])('accepts %s', (value) => expect(isDateTime(value)).toBe(true));
 
   it.each([
     '2023-02-29T00:00:00Z',
@@ -14,6 +21,14 @@ describe('isDateTime', () => {
     '2024-01-01T00:00:00',
     '2024-01-01',
     '0000-01-01T00:00:00Z',
+    // The year 10000 and the year 0 in UTC, which toISOString() cannot print as RFC 3339.
+    '9999-12-31T23:59:59-14:00',
+    '9999-12-31T23:59:59.999-00:01',
+    '0001-01-01T00:00:00+14:00',
+    '0001-01-01T00:00:00.000+00:01',
+    // Offsets out of range.
+    '2024-01-01T00:00:00+24:00',
+    '2024-01-01T00:00:00+01:60',
     'yesterday',
     '',
     1610,

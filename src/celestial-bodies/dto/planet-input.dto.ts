@@ -18,14 +18,15 @@ import {
 import type { PlanetValues } from '../celestial-bodies.repository';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import { AtmosphereComponentDto, PhysicalPropertiesDto } from './planet-properties.dto';
-import { FINITE, IsDateTime, trim } from './validators';
+import { FINITE, IsDateTime, IsOmittable, trim } from './validators';
 
 /**
  * The body of POST and PUT /planets: the Galaxy's Planet without its read-only parts
  * (`id`, `lastUpdated`, `creator`, `satellites`, which POST /celestial-bodies adds, and
  * `image`, which the upload sets). The Galaxy's callback URLs are not supported, so a body
  * carrying them is refused like any other unknown field. PUT replaces: what it leaves out
- * is cleared.
+ * is cleared. Leaving a field out is the one way to say "none": null is refused wherever the
+ * schema does not declare it (only description does), so schema and behaviour agree.
  */
 @ApiSchema({ name: 'PlanetInput' })
 export class PlanetInputDto {
@@ -42,9 +43,9 @@ export class PlanetInputDto {
   description?: string | null;
 
   @ApiPropertyOptional({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(PLANET_TYPES)
-  type?: PlanetType | null;
+  type?: PlanetType;
 
   @ApiPropertyOptional({
     type: 'number',
@@ -54,31 +55,33 @@ export class PlanetInputDto {
     description: 'A score from 0 to 1 indicating potential habitability',
     example: 0.68,
   })
-  @IsOptional()
+  @IsOmittable()
   @IsNumber(FINITE)
   @Min(0)
   @Max(1)
-  habitabilityIndex?: number | null;
+  habitabilityIndex?: number;
 
   @ApiPropertyOptional({ type: () => PhysicalPropertiesDto })
-  @IsOptional()
+  @IsOmittable()
   @IsObject()
   @ValidateNested()
   @Type(() => PhysicalPropertiesDto)
-  physicalProperties?: PhysicalPropertiesDto | null;
+  physicalProperties?: PhysicalPropertiesDto;
 
   @ApiPropertyOptional({ type: () => [AtmosphereComponentDto], maxItems: 50, description: 'Atmospheric composition' })
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(50)
+  // Without it an element that is itself an array passes ValidateNested and is stored as {}.
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => AtmosphereComponentDto)
-  atmosphere?: AtmosphereComponentDto[] | null;
+  atmosphere?: AtmosphereComponentDto[];
 
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '1610-01-07T00:00:00Z' })
-  @IsOptional()
+  @IsOmittable()
   @IsDateTime()
-  discoveredAt?: string | null;
+  discoveredAt?: string;
 
   @ApiPropertyOptional({
     type: 'string',
@@ -91,13 +94,13 @@ export class PlanetInputDto {
     example: ['solar-system', 'rocky', 'explored'],
   })
   @Transform(({ value }) => (Array.isArray(value) ? value.map((v) => trim({ value: v })) : value))
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(20)
   @ArrayUnique()
   @IsString({ each: true })
   @Length(1, 50, { each: true })
-  tags?: string[] | null;
+  tags?: string[];
 }
 
 /** A planet sent to POST /celestial-bodies: there `type` is required, as it picks the kind of body. */

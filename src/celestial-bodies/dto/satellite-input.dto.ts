@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsNumber, IsObject, IsOptional, IsPositive, IsString, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { MAX_ID, SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
-import { FINITE, greaterThan, trim } from './validators';
+import { FINITE, greaterThan, IsOmittable, trim } from './validators';
 
 /** Names an existing planet by its id. */
 @ApiSchema({ name: 'PlanetIdRef' })
@@ -23,16 +23,16 @@ export class OrbitInputDto {
   planet: PlanetIdRefDto;
 
   @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Orbital period in Earth days', example: 0.319 })
-  @IsOptional()
+  @IsOmittable()
   @IsNumber(FINITE)
   @IsPositive()
-  orbitalPeriod?: number | null;
+  orbitalPeriod?: number;
 
   @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Average distance from the planet in kilometers', example: 9376 })
-  @IsOptional()
+  @IsOmittable()
   @IsNumber(FINITE)
   @IsPositive()
-  distance?: number | null;
+  distance?: number;
 }
 
 /** A satellite sent to POST /celestial-bodies (`type` moon, asteroid or comet). */
@@ -51,10 +51,10 @@ export class SatelliteInputDto {
   description?: string | null;
 
   @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Diameter in kilometers', example: 22.2 })
-  @IsOptional()
+  @IsOmittable()
   @IsNumber(FINITE)
   @IsPositive()
-  diameter?: number | null;
+  diameter?: number;
 
   @ApiProperty({ enum: SATELLITE_TYPES, enumName: 'SatelliteType', example: 'moon' })
   @IsIn(SATELLITE_TYPES)

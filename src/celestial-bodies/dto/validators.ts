@@ -1,7 +1,14 @@
-import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidateIf, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 /** Finite JSON numbers only (class-validator's IsNumber also takes NaN and Infinity unless told). */
 export const FINITE = { allowNaN: false, allowInfinity: false } as const;
+
+/**
+ * Like IsOptional, but only an absent property skips validation: null is validated, and
+ * refused, like any other value. For fields whose schema does not declare null, where
+ * leaving the field out is how a client says "none".
+ */
+export const IsOmittable = (options?: ValidationOptions) => ValidateIf((_object, value) => value !== undefined, options);
 
 /** Trims strings; leaves anything else for the validators to reject. */
 export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -31,19 +38,31 @@ export function ComparedTo(operator: '>=' | '<=', sibling: string, options?: Val
 }
 
 // RFC 3339 date-time: date, time, optional fraction, and a mandatory offset.
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/** True for a real RFC 3339 date-time that PostgreSQL's timestamptz can hold (years 1 to 9999). */
+// The instants whose UTC year has four digits, 1 to 9999 (PostgreSQL's timestamptz holds them all).
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * True for a real RFC 3339 date-time whose instant falls in the years 1 to 9999 in UTC.
+ * The instant is checked, not the year as written: the value is stored and served in UTC,
+ * and 9999-12-31T23:59:59-14:00 is in the year 10000 there, which no RFC 3339 date-time
+ * can say (toISOString() would give "+010000-…"); 0001-01-01T00:00:00+14:00 is in year 0.
+ */
 export function isDateTime(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   const m = RFC3339.exec(value);
   if (!m) return false;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
-  if (year < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  if (hour > 23 || minute > 59 || second > 59) return false;
+  if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return false;
   // Date.UTC rolls 30 February over into March; a real date survives the round trip.
   const date = new Date(Date.UTC(year, month - 1, day));
   date.setUTCFullYear(year);
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && !Number.isNaN(Date.parse(value));
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return false;
+  const instant = Date.parse(value);
+  return instant >= EARLIEST && instant <= LATEST;
 }
 
 export function IsDateTime(options?: ValidationOptions) {

@@ -27,4 +27,15 @@ export function applyStandardHeaders(request: FastifyRequest, reply: FastifyRepl
 /** Headers every response carries, errors and 404s included. */
 export function registerHttpHooks(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request, reply) => applyStandardHeaders(request, reply));
+
+  // During shutdown, responses to requests that were already running close their
+  // connection. Otherwise a client's keep-alive connection would stay open until its
+  // idle timeout (72 s) and hold up the server's close, and with it the exit.
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
+  fastify.addHook('onSend', async (request, reply) => {
+    if (closing && request.raw.httpVersionMajor < 2) reply.header('Connection', 'close');
+  });
 }
