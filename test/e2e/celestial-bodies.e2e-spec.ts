@@ -1,21 +1,19 @@
 import type { InjectOptions, Response } from 'light-my-request';
 import { DataSource } from 'typeorm';
-import { startTestApp, TestApp } from '../support/test-app';
-import { newUser, UserFixture } from '../support/users';
-import { createPlanet, expectProblem, ISO } from './planets-support';
+import type { TestApp } from '../support/test-app';
+import type { UserFixture } from '../support/users';
+import { createPlanet, expectProblem, ISO, startWithAliceAndBob } from './planets-support';
 
 let t: TestApp;
-let request: (options: InjectOptions) => Promise<Response>;
 let alice: UserFixture;
 let bob: UserFixture;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  request = (options) => t.request(options);
-  alice = await newUser(t, { name: 'Alice' });
-  bob = await newUser(t, { name: 'Bob' });
+  ({ t, alice, bob } = await startWithAliceAndBob());
 });
 afterAll(async () => t.close());
+
+const request = (options: InjectOptions): Promise<Response> => t.request(options);
 
 const create = (user: UserFixture | null, payload: unknown, headers: Record<string, string> = {}) =>
   request({

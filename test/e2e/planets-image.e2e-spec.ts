@@ -1,7 +1,7 @@
 import type { InjectOptions, Response } from 'light-my-request';
-import { startTestApp, TestApp } from '../support/test-app';
-import { newUser, UserFixture } from '../support/users';
-import { createPlanet, expectProblem, fixture, ISO, multipart } from './planets-support';
+import type { TestApp } from '../support/test-app';
+import type { UserFixture } from '../support/users';
+import { createPlanet, expectProblem, fixture, ISO, multipart, startWithAliceAndBob } from './planets-support';
 
 const MAX = 5 * 1024 * 1024;
 const PNG = fixture('mars.png');
@@ -10,17 +10,15 @@ const JPEG = fixture('jupiter.jpg');
 const PNG_HEADER = PNG.subarray(0, 33);
 
 let t: TestApp;
-let request: (options: InjectOptions) => Promise<Response>;
 let alice: UserFixture;
 let bob: UserFixture;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  request = (options) => t.request(options);
-  alice = await newUser(t, { name: 'Alice' });
-  bob = await newUser(t, { name: 'Bob' });
+  ({ t, alice, bob } = await startWithAliceAndBob());
 });
 afterAll(async () => t.close());
+
+const request = (options: InjectOptions): Promise<Response> => t.request(options);
 
 function upload(user: UserFixture | null, planetId: number | string, file: Buffer, options: { field?: string; filename?: string; type?: string } = {}) {
   const form = multipart([

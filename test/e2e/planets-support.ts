@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Response } from 'light-my-request';
 import { expectProblem as expectProblemResponse } from '../support/problems';
-import type { TestApp } from '../support/test-app';
-import type { UserFixture } from '../support/users';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { newUser, type UserFixture } from '../support/users';
 
 // Shared by the planets-* and celestial-* suites (not a suite itself).
 
@@ -47,4 +47,10 @@ export async function createSatellite(t: TestApp, user: UserFixture, planetId: n
   });
   expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 201 });
   return res.json();
+}
+
+/** A test app with two users, Alice and Bob, for the planets and celestial-bodies suites. */
+export async function startWithAliceAndBob(): Promise<{ t: TestApp; alice: UserFixture; bob: UserFixture }> {
+  const t = await startTestApp();
+  return { t, alice: await newUser(t, { name: 'Alice' }), bob: await newUser(t, { name: 'Bob' }) };
 }
