@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
+import { newUser } from '../support/users';
 
 /**
  * Swagger UI at /docs, driven in Debian's Chromium the way a person uses it: authorise,
@@ -99,4 +100,21 @@ it('signs up and gets a token through the page, authorises with it, and runs GET
   await page.screenshot({ path: `${ARTIFACTS}/04-me.png` });
   expect(me.status).toBe('200');
   expect(JSON.parse(me.body)).toEqual({ id: user.id, name: 'Browser user' });
+});
+
+it('authorises with Basic credentials (email and password) and runs GET /me', async () => {
+  const user = await newUser(t, { name: 'Basic user' });
+  await page.goto(`${base}/docs`);
+  // Forget the Bearer token the previous test authorised with (persisted in localStorage).
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.locator('.swagger-ui .info .title').waitFor();
+  await authorize('basicAuth', async (c) => {
+    await c.locator('input[type="text"]').first().fill(user.email);
+    await c.locator('input[type="password"]').first().fill(user.password);
+  });
+  const me = await tryItOut('getMe');
+  await page.screenshot({ path: `${ARTIFACTS}/05-me-basic.png` });
+  expect(me.status).toBe('200');
+  expect(JSON.parse(me.body)).toEqual({ id: user.id, name: 'Basic user' });
 });
