@@ -106,7 +106,7 @@ it('authorises with Basic credentials (email and password) and runs GET /me', as
   const user = await newUser(t, { name: 'Basic user' });
   await page.goto(`${base}/docs`);
   // Forget the Bearer token the previous test authorised with (persisted in localStorage).
-  await page.evaluate(() => localStorage.clear());
+  await page.evaluate('localStorage.clear()');
   await page.reload();
   await page.locator('.swagger-ui .info .title').waitFor();
   await authorize('basicAuth', async (c) => {
