@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -22,9 +23,26 @@ const port = await new Promise((done) => {
   });
 });
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
+// On a PostgreSQL server, a database of its own (dropped at the end), so that the first
+// start creates the region with this run's key.
+const serverUrl = process.env.DATABASE_URL;
+const benchDb = `bench_${randomBytes(4).toString('hex')}`;
+const admin = async (sql) => {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+};
+let databaseUrl = '';
+if (serverUrl) {
+  await admin(`CREATE DATABASE "${benchDb}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${benchDb}`;
+  databaseUrl = url.toString();
+}
 const key = `bench-${randomBytes(24).toString('hex')}`;
 const server = spawn(process.execPath, ['dist/src/main.js'], {
-  env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', INITIAL_REGION_API_KEY: key, NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex') },
+  env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', INITIAL_REGION_API_KEY: key, NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex') },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const base = `http://127.0.0.1:${port}`;
@@ -77,3 +95,4 @@ await measure('POST + DELETE /auth/region/api-keys', async () => {
 server.kill('SIGTERM');
 await new Promise((r) => server.once('exit', r));
 rmSync(dataDir, { recursive: true, force: true });
+if (serverUrl) await admin(`DROP DATABASE IF EXISTS "${benchDb}" WITH (FORCE)`);

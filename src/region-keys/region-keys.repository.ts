@@ -43,16 +43,22 @@ export class RegionKeysRepository {
       .execute();
   }
 
-  findRegion(regionId: string): Promise<Region | null> {
-    return this.dataSource.getRepository(Region).findOneBy({ id: regionId });
-  }
-
-  /** Active keys of a region, oldest first. */
-  listActiveKeys(regionId: string): Promise<ApiKey[]> {
-    return this.dataSource.getRepository(ApiKey).find({
-      where: { regionId, revokedAt: IsNull() },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+  /**
+   * The region and its active keys, oldest first, in one query: a LEFT JOIN, so a region
+   * whose keys are all revoked still comes back (with none).
+   */
+  async findRegionWithActiveKeys(regionId: string): Promise<{ region: Region; apiKeys: ApiKey[] } | null> {
+    const rows = await this.dataSource
+      .getRepository(Region)
+      .createQueryBuilder('region')
+      .leftJoinAndMapMany('region.apiKeys', ApiKey, 'key', 'key.region_id = region.id AND key.revoked_at IS NULL')
+      .where('region.id = :regionId', { regionId })
+      .orderBy('key.created_at', 'ASC')
+      .addOrderBy('key.id', 'ASC')
+      .getOne();
+    if (!rows) return null;
+    const { apiKeys, ...region } = rows as Region & { apiKeys: ApiKey[] };
+    return { region: Object.assign(new Region(), region), apiKeys };
   }
 
   listRegions(): Promise<Region[]> {

@@ -46,9 +46,9 @@ export class RegionKeysService {
   }
 
   async getRegion(regionId: string): Promise<RegionWithKeys> {
-    const region = await this.repository.findRegion(regionId);
-    if (!region) throw new RegionNotFoundError(regionId);
-    return { region, apiKeys: await this.repository.listActiveKeys(regionId) };
+    const found = await this.repository.findRegionWithActiveKeys(regionId);
+    if (!found) throw new RegionNotFoundError(regionId);
+    return found;
   }
 
   listRegions(): Promise<Region[]> {
