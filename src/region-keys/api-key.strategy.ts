@@ -5,7 +5,7 @@ import { Strategy } from 'passport-custom';
 import { InvalidApiKeyError } from './region-keys.errors';
 import { RegionKeysService, RegionPrincipal } from './region-keys.service';
 
-export const API_KEY_STRATEGY = 'region-api-key';
+const API_KEY_STRATEGY = 'region-api-key';
 export const API_KEY_HEADER = 'x-api-key';
 
 /** Accepts a region API key in the X-API-Key header, and nowhere else (not the query string). */

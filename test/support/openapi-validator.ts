@@ -26,7 +26,7 @@ export class OpenApiResponseValidator {
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly routes: { method: string; pattern: RegExp; template: string; operation: Operation }[] = [];
 
-  constructor(private readonly document: Document) {
+  constructor(document: Document) {
     addFormats(this.ajv);
     // OpenAPI's own formats, which JSON Schema does not define.
     for (const format of ['binary', 'float', 'double', 'int32', 'int64']) this.ajv.addFormat(format, true);
