@@ -1,3 +1,4 @@
+import './runtime-check';
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/app-config';

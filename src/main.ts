@@ -1,3 +1,4 @@
+import './runtime-check';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app';
@@ -7,6 +8,7 @@ async function bootstrap(): Promise<void> {
   const config = loadConfig();
   const app = await createApp({ config });
   await app.listen({ port: config.PORT, host: config.HOST });
+  new Logger('Main').log(`Serving on http://${config.HOST}:${config.PORT} (Node ${process.version}, ${config.NODE_ENV})`);
 
   const logger = new Logger('Shutdown');
   const shutdown = (signal: NodeJS.Signals) => {

@@ -1,20 +1,19 @@
 /**
- * NestJS 12 ships as ES modules only, and Jest can load those on Node 20 only in its ES
- * module mode: tests run with --experimental-vm-modules (see package.json), and ts-jest
- * emits ES modules for them.
+ * Tests compile to CommonJS, like the server. Nest 12 ships as ES modules only; Node 24's
+ * require(esm) loads it, and Jest reaches that through its VM-modules support, hence
+ * --experimental-vm-modules in the npm scripts.
  * @type {import('jest').Config}
  */
 const common = {
-  extensionsToTreatAsEsm: ['.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
   setupFiles: ['<rootDir>/test/support/env.ts'],
 };
 
-export default {
+module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 60000,
   projects: [
