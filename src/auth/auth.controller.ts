@@ -8,7 +8,7 @@ import { rateLimitHeaders } from './auth.errors';
 import { AuthService } from './auth.service';
 import type { AuthenticatedUser } from './authenticated-user';
 import { CredentialsDto, TokenDto } from './dto/credentials.dto';
-import { ApiLoginRateLimited, RATE_LIMIT_HEADERS } from './rate-limit/api-rate-limit.decorator';
+import { ApiLoginRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit/api-rate-limit.decorator';
 import { TokenService } from './token.service';
 import { CurrentUser, UserAuth } from './user-auth.decorator';
 

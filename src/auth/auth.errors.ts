@@ -1,5 +1,5 @@
 import { UnauthenticatedError } from '../common/problem/problem';
-import type { LoginAllowance } from './rate-limit/login-throttle';
+import type { LoginAllowance } from '../common/rate-limit/login-throttle';
 
 /** Both schemes /me and every user route accept, so a client knows what it may send. */
 export const USER_CHALLENGE = 'Basic realm="api", charset="UTF-8", Bearer';

@@ -7,7 +7,7 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { BasicAuthCache } from './basic-auth-cache';
 import { JwtSettings } from './jwt-settings';
-import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { BasicStrategy } from './strategies/basic.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { TokenService } from './token.service';

@@ -6,7 +6,7 @@ import { UsersService } from '../users/users.service';
 import { InvalidCredentialsError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { BasicAuthCache } from './basic-auth-cache';
-import { type LoginAllowance, LoginThrottle } from './rate-limit/login-throttle';
+import { type LoginAllowance, LoginThrottle } from '../common/rate-limit/login-throttle';
 
 export const toAuthenticatedUser = ({ id, name, email }: User): AuthenticatedUser => ({ id, name, email });
 

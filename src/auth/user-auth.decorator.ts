@@ -1,13 +1,11 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
 import { declareAuthPolicy } from '../common/auth/auth-policy';
+import { BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../common/auth/security-schemes';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import type { AuthenticatedUser } from './authenticated-user';
-import { ApiLoginRateLimited } from './rate-limit/api-rate-limit.decorator';
+import { ApiLoginRateLimited } from '../common/rate-limit/api-rate-limit.decorator';
 import { UserAuthGuard } from './user-auth.guard';
-
-export const BASIC_SECURITY_SCHEME = 'basicAuth';
-export const BEARER_SECURITY_SCHEME = 'bearerAuth';
 
 /** The route requires a signed-in user: Basic (email and password) or a Bearer token. */
 export const UserAuth = () =>

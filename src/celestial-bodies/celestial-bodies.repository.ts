@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { User } from '../users/entities/user.entity';
 import { Planet } from './entities/planet.entity';
 import { PlanetImage } from './entities/planet-image.entity';
 import { Satellite } from './entities/satellite.entity';
 
 // Any constant will do; it differs from the migration lock's so the two never wait on each other.
-const SAMPLE_DATA_LOCK_ID = 7_240_612;
 
 /** The columns a client sets (POST and PUT /planets); the rest belong to the server. */
 export type PlanetValues = Pick<
@@ -115,7 +115,7 @@ export class CelestialBodiesRepository {
 
   /** Makes concurrent first starts of several instances seed one after another. */
   async lockSampleData(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1)', [SAMPLE_DATA_LOCK_ID]);
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.sampleData]);
   }
 
   async userExists(manager: EntityManager, email: string): Promise<boolean> {

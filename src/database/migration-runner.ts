@@ -1,7 +1,7 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
+import { ADVISORY_LOCKS } from './advisory-locks';
 
 // Any constant will do; it only has to be the same for every instance of this service.
-const MIGRATION_LOCK_ID = 7_240_611;
 
 /**
  * Runs pending migrations while holding a PostgreSQL advisory lock, so that instances
@@ -13,14 +13,14 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<strin
   const queryRunner = dataSource.createQueryRunner();
   await queryRunner.connect();
   try {
-    await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await queryRunner.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.migrations]);
     try {
       const executor = new MigrationExecutor(dataSource, queryRunner);
       executor.transaction = 'each';
       const applied = await executor.executePendingMigrations();
       return applied.map((m) => m.name);
     } finally {
-      await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+      await queryRunner.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.migrations]);
     }
   } finally {
     await queryRunner.release();

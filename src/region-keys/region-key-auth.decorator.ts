@@ -6,8 +6,8 @@ import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InvalidApiKeyError } from './region-keys.errors';
 import type { RegionPrincipal } from './region-keys.service';
+import { API_KEY_SECURITY_SCHEME } from '../common/auth/security-schemes';
 
-export const API_KEY_SECURITY_SCHEME = 'apiKeyHeader';
 
 @Injectable()
 export class ApiKeyAuthGuard implements CanActivate {

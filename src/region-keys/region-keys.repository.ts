@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { ApiKey } from './entities/api-key.entity';
 import { Region } from './entities/region.entity';
 
@@ -10,7 +11,6 @@ export interface ActiveKeyLookup {
 }
 
 // Any constant will do, as long as no other advisory lock of this service uses it.
-const FIRST_REGION_LOCK_ID = 7_240_612;
 
 export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description'>;
 
@@ -71,7 +71,7 @@ export class RegionKeysRepository {
 
   /** A transaction-scoped advisory lock held while the first region is made at start. */
   async lockFirstRegionCreation(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1)', [FIRST_REGION_LOCK_ID]);
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.firstRegion]);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Body, Controller, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiSignupRateLimited, RATE_LIMIT_HEADERS } from '../auth/rate-limit/api-rate-limit.decorator';
-import { SignupThrottleGuard } from '../auth/rate-limit/signup-throttle.guard';
+import { ApiSignupRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit/api-rate-limit.decorator';
+import { SignupThrottleGuard } from '../common/rate-limit/signup-throttle.guard';
 import { Public } from '../common/auth/auth-policy';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { SignUpDto } from './dto/sign-up.dto';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RateLimitModule } from '../auth/rate-limit/rate-limit.module';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { PasswordHasher } from './password-hasher';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';

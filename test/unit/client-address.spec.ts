@@ -1,4 +1,4 @@
-import { clientAddressKey } from '../../src/auth/rate-limit/client-address';
+import { clientAddressKey } from '../../src/common/rate-limit/client-address';
 
 describe('clientAddressKey', () => {
   it('keeps IPv4 addresses, also when mapped into IPv6', () => {

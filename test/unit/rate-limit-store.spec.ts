@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { MemoryRateLimitStore } from '../../src/auth/rate-limit/memory-rate-limit-store';
-import type { RateLimitStore } from '../../src/auth/rate-limit/rate-limit-store';
-import { RedisRateLimitStore } from '../../src/auth/rate-limit/redis-rate-limit-store';
+import { MemoryRateLimitStore } from '../../src/common/rate-limit/memory-rate-limit-store';
+import type { RateLimitStore } from '../../src/common/rate-limit/rate-limit-store';
+import { RedisRateLimitStore } from '../../src/common/rate-limit/redis-rate-limit-store';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MINUTE = 60_000;

@@ -2,8 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { serveDocsUi } from './docs-ui';
-import { API_KEY_SECURITY_SCHEME } from '../../region-keys/region-key-auth.decorator';
-import { BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../../auth/user-auth.decorator';
+import { API_KEY_SECURITY_SCHEME, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../auth/security-schemes';
 
 const TITLE = 'Region keys and Galaxy API';
 

@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { problemType } from '../../common/problem/problem';
-import { ApiProblems } from '../../common/swagger/api-problems.decorator';
-import { ProblemDto } from '../../common/swagger/problem.dto';
+import { problemType } from '../problem/problem';
+import { ApiProblems } from '../swagger/api-problems.decorator';
+import { ProblemDto } from '../swagger/problem.dto';
 
 export const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': { description: 'Requests (or failed attempts) allowed in the current window.', schema: { type: 'integer' } },

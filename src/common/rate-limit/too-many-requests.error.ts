@@ -1,4 +1,4 @@
-import { DomainError } from '../../common/problem/problem';
+import { DomainError } from '../problem/problem';
 
 export interface RateLimitHeaders {
   limit: number;

@@ -1,6 +1,6 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { ServiceUnavailableError } from '../../common/problem/problem';
+import { ServiceUnavailableError } from '../problem/problem';
 import { RateLimitStore, RateLimitWindow, storageRecord, ThrottlerStorageRecord, toSeconds } from './rate-limit-store';
 
 // One round trip, atomic: instances racing on one key each see a distinct count.
