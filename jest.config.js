@@ -14,10 +14,16 @@ const common = {
 };
 
 module.exports = {
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      // Only e2e tests start the compiled server; a project's global setup runs only when
+      // one of its tests does, so unit runs skip the build.
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
   ],
 };

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { NotPlanetCreatorError, PlanetNotFoundError } from '../../src/celestial-bodies/celestial-bodies.errors';
+import { CelestialBodiesRepository } from '../../src/celestial-bodies/celestial-bodies.repository';
+import { CelestialBodiesService } from '../../src/celestial-bodies/celestial-bodies.service';
+import type { PlanetInputDto } from '../../src/celestial-bodies/dto/planet-input.dto';
+import { Planet } from '../../src/celestial-bodies/entities/planet.entity';
+import type { ReceivedImage } from '../../src/celestial-bodies/image-upload';
+import { automock, expectCalledInOrder, fakeDataSource } from '../support/service-mocks';
+
+const CREATOR_ID = 1;
+const OTHER_USER_ID = 2;
+const PLANET_ID = 7;
+
+function newCelestialBodiesServiceTest() {
+  const repository = automock(CelestialBodiesRepository);
+  const { dataSource, transactionManager } = fakeDataSource();
+  return { sut: new CelestialBodiesService(dataSource, repository), repository, manager: transactionManager };
+}
+
+const newPlanet = (): Planet => Object.assign(new Planet(), { id: PLANET_ID, name: 'Kepler-22b', creatorId: CREATOR_ID });
+
+const input = { name: 'Kepler-22b', description: 'Renamed' } as PlanetInputDto;
+
+/** PUT and DELETE /planets/{id} share one rule: the planet is locked, then only its creator may write. */
+const changes = [
+  {
+    change: 'updatePlanet',
+    run: (sut: CelestialBodiesService, userId: number) => sut.updatePlanet(PLANET_ID, userId, input),
+    write: 'updatePlanet',
+    written: [PLANET_ID, expect.objectContaining({ name: 'Kepler-22b', description: 'Renamed' })],
+  },
+  {
+    change: 'deletePlanet',
+    run: (sut: CelestialBodiesService, userId: number) => sut.deletePlanet(PLANET_ID, userId),
+    write: 'deletePlanet',
+    written: [PLANET_ID],
+  },
+] as const;
+
+describe(CelestialBodiesService.name, () => {
+  let sut: CelestialBodiesService;
+  let repository: jest.Mocked<CelestialBodiesRepository>;
+  let manager: unknown;
+
+  beforeEach(() => {
+    ({ sut, repository, manager } = newCelestialBodiesServiceTest());
+    repository.findPlanet.mockResolvedValue(newPlanet());
+    repository.findSatellitesOf.mockResolvedValue([]);
+  });
+
+  describe.each(changes)('$change: creator only', ({ run, write, written }) => {
+    it('refuses another user with the forbidden error and writes nothing', async () => {
+      repository.lockPlanet.mockResolvedValue(newPlanet());
+
+      const refusal = run(sut, OTHER_USER_ID);
+
+      await expect(refusal).rejects.toBeInstanceOf(NotPlanetCreatorError);
+      await expect(refusal).rejects.toMatchObject({ status: 403 });
+      expect(repository[write]).not.toHaveBeenCalled();
+    });
+
+    it('lets the creator write, under the planet\'s row lock in the same transaction', async () => {
+      repository.lockPlanet.mockResolvedValue(newPlanet());
+
+      await run(sut, CREATOR_ID);
+
+      expect(repository.lockPlanet).toHaveBeenCalledWith(manager, PLANET_ID);
+      expect(repository[write]).toHaveBeenCalledWith(manager, ...written);
+      expectCalledInOrder(repository.lockPlanet, repository[write]);
+    });
+
+    it('answers not-found for a missing planet and writes nothing', async () => {
+      repository.lockPlanet.mockResolvedValue(null);
+
+      await expect(run(sut, CREATOR_ID)).rejects.toBeInstanceOf(PlanetNotFoundError);
+      expect(repository[write]).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('uploadImage: creator only, settled before the upload is read', () => {
+    const image: ReceivedImage = { data: Buffer.from('89504e470d0a1a0a', 'hex'), contentType: 'image/png' };
+    let receive: jest.Mock<Promise<ReceivedImage>, []>;
+
+    beforeEach(() => {
+      receive = jest.fn(async () => image);
+      repository.findPlanetCreatorId.mockResolvedValue({ id: PLANET_ID, creatorId: CREATOR_ID });
+      repository.lockPlanet.mockResolvedValue(newPlanet());
+    });
+
+    it('refuses another user without reading the upload or storing anything', async () => {
+      await expect(sut.uploadImage(PLANET_ID, OTHER_USER_ID, receive)).rejects.toBeInstanceOf(NotPlanetCreatorError);
+      expect(receive).not.toHaveBeenCalled();
+      expect(repository.saveImage).not.toHaveBeenCalled();
+    });
+
+    it('stores the creator\'s image, with its size and SHA-256, under the planet\'s row lock', async () => {
+      await sut.uploadImage(PLANET_ID, CREATOR_ID, receive);
+
+      expect(repository.saveImage).toHaveBeenCalledWith(
+        manager,
+        expect.objectContaining({
+          planetId: PLANET_ID,
+          contentType: 'image/png',
+          byteSize: image.data.length,
+          sha256: createHash('sha256').update(image.data).digest('hex'),
+          data: image.data,
+        }),
+      );
+      expect(repository.lockPlanet).toHaveBeenCalledWith(manager, PLANET_ID);
+      expectCalledInOrder(repository.lockPlanet, repository.saveImage);
+    });
+
+    it('answers not-found for a missing planet without reading the upload', async () => {
+      repository.findPlanetCreatorId.mockResolvedValue(null);
+
+      await expect(sut.uploadImage(PLANET_ID, CREATOR_ID, receive)).rejects.toBeInstanceOf(PlanetNotFoundError);
+      expect(receive).not.toHaveBeenCalled();
+      expect(repository.saveImage).not.toHaveBeenCalled();
+    });
+
+    it('stores nothing when the planet is deleted while the upload arrives', async () => {
+      repository.lockPlanet.mockResolvedValue(null);
+
+      await expect(sut.uploadImage(PLANET_ID, CREATOR_ID, receive)).rejects.toBeInstanceOf(PlanetNotFoundError);
+      expect(repository.saveImage).not.toHaveBeenCalled();
+    });
+  });
+});
