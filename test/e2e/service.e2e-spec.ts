@@ -134,6 +134,22 @@ describe('OpenAPI document', () => {
     expect(bundle.statusCode).toBe(200);
   });
 
+  it('serves Swagger UI with its title, remembered authorisation, and the security headers on every asset', async () => {
+    const ui = await t.request({ method: 'GET', url: '/docs' });
+    expect(ui.body).toContain('<title>Region keys and Galaxy API</title>');
+    const init = await t.request({ method: 'GET', url: '/docs/swagger-ui-init.js' });
+    expect(init.body).toMatch(/"persistAuthorization":\s*true/);
+    // The embedded document's only server is relative: "Try it out" calls the host that served the page.
+    expect(init.body).toMatch(/"servers":\s*\[\s*\{\s*"url":\s*"\/"\s*\}\s*\]/);
+    for (const url of ['/docs', '/docs/swagger-ui-init.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs-json']) {
+      const res = await t.request({ method: 'GET', url });
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toBe("frame-ancestors 'none'");
+      expect(res.headers['x-request-id']).toEqual(expect.any(String));
+    }
+  });
+
   it('is the committed openapi.json (run `npm run openapi:export` after changing the API)', async () => {
     const served = (await t.request({ method: 'GET', url: '/docs-json' })).json();
     expect(served).toEqual(JSON.parse(readFileSync('openapi.json', 'utf8')));
