@@ -32,11 +32,27 @@ describe('every response', () => {
     expect(error.headers['x-request-id']).toBe('trace-42');
   });
 
-  it('puts the request id in the log lines of the request', async () => {
-    await t.request({ method: 'GET', url: '/health', headers: { 'x-request-id': 'log-correlation-1' } });
-    const lines = t.logs.filter((l) => l.includes('log-correlation-1'));
-    expect(lines.length).toBeGreaterThanOrEqual(2);
-    expect(lines.every((l) => JSON.parse(l).requestId === 'log-correlation-1')).toBe(true);
+  it('logs each request in exactly one line, when it ends: request id, method, path without the query, status, time', async () => {
+    await t.request({ method: 'GET', url: '/health?probe=1', headers: { 'x-request-id': 'log-correlation-1' } });
+    await t.request({ method: 'GET', url: '/no-such-route', headers: { 'x-request-id': 'log-correlation-2' } });
+    await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-request-id': 'log-correlation-3' } });
+    const linesOf = (id: string) => t.logs.filter((l) => l.includes(id)).map((l) => JSON.parse(l));
+    for (const [id, path, statusCode] of [
+      ['log-correlation-1', '/health', 200],
+      ['log-correlation-2', '/no-such-route', 404],
+      ['log-correlation-3', '/auth/regions/me', 401],
+    ] as const) {
+      expect(linesOf(id)).toEqual([
+        expect.objectContaining({
+          level: 30,
+          requestId: id,
+          msg: 'request completed',
+          req: expect.objectContaining({ method: 'GET', path }),
+          res: { statusCode },
+          responseTime: expect.any(Number),
+        }),
+      ]);
+    }
   });
 
   it('never logs an API key header or query string', async () => {
