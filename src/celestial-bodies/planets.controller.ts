@@ -14,6 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import { Public } from '../common/auth/auth-policy';
+import { AcceptsMultipart } from '../common/http/multipart';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
@@ -22,7 +23,6 @@ import { ListPlanetsQueryDto, PlanetPageDto } from './dto/planet-page.dto';
 import { planetImagePath, PlanetDto } from './dto/planet.dto';
 import { readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
-import { AcceptsMultipart } from './multipart-routes';
 import { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
 
 const PAGINATION_HEADERS = {
