@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module';
 import { CelestialBodiesController } from './celestial-bodies.controller';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
 import { CelestialBodiesService } from './celestial-bodies.service';
@@ -7,6 +8,7 @@ import { SampleData } from './sample-data';
 
 /** Planets and satellites of the Galaxy (tags "Planets" and "Celestial Bodies"). */
 @Module({
+  imports: [UsersModule],
   controllers: [PlanetsController, CelestialBodiesController],
   providers: [CelestialBodiesRepository, CelestialBodiesService, SampleData],
 })
