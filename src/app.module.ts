@@ -14,7 +14,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, CommonModule, HealthModule, RegionKeysModule, UsersModule, AuthModule, CelestialBodiesModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, CommonModule, HealthModule, RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule],
     };
   }
 }
