@@ -1,15 +1,12 @@
-import { Reflector, NestFactory } from '@nestjs/core';
+import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { AuthPolicyGuard } from './common/auth/auth-policy';
 import { clientErrorHandler } from './common/http/client-error';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
-import { createRootLogger, PinoNestLogger } from './common/logging/logger';
-import { ProblemFilter, routerErrorHandler } from './common/problem/problem.filter';
+import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
+import { routerErrorHandler } from './common/problem/problem.filter';
 import { setupOpenApi } from './common/swagger/openapi';
-import { StrictValidationPipe } from './common/validation/strict-validation.pipe';
 import type { AppConfig } from './config/app-config';
 
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
@@ -27,7 +24,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     loggerInstance: logger,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new OneLinePerRequest(),
     trustProxy: config.TRUST_PROXY,
     // Long path parameters reach validation (a clear 400) instead of the router's 414.
     routerOptions: { maxParamLength: 1000 },
@@ -42,9 +39,6 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     abortOnError: false,
   });
   registerHttpHooks(app.getHttpAdapter().getInstance());
-  app.useGlobalFilters(new ProblemFilter());
-  app.useGlobalGuards(new AuthPolicyGuard(app.get(Reflector)));
-  app.useGlobalPipes(new StrictValidationPipe());
   setupOpenApi(app);
   await app.init();
   // JSON only: Fastify and Nest would also accept text/plain and form bodies, which

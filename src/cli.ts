@@ -1,10 +1,14 @@
 import './runtime-check';
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config/app-config';
-import { openDatabase } from './database/data-source';
-import { runMigrationsLocked } from './database/migration-runner';
-import { RegionKeysRepository } from './region-keys/region-keys.repository';
+import { DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import pino from 'pino';
+import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { AppConfig, loadConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { RegionKeysModule } from './region-keys/region-keys.module';
 import { RegionKeysService } from './region-keys/region-keys.service';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
@@ -20,6 +24,14 @@ Commands:
 Uses the same configuration as the server (DATABASE_URL, or the embedded database in DATA_DIR).`;
 
 class UsageError extends Error {}
+
+/** What the commands need: the configuration, the database (migrated on open), the region keys. */
+@Module({})
+class OperatorModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, RegionKeysModule] };
+  }
+}
 
 type Output = { lines: string[]; value: unknown };
 type Execute = (service: RegionKeysService) => Promise<Output>;
@@ -52,15 +64,14 @@ async function main(argv: string[]): Promise<void> {
   // Arguments are checked before the database is opened: a typo answers at once.
   const execute = parseCommand(command, values);
   const config = loadConfig();
-  const { dataSource, embedded } = await openDatabase(config);
+  // stdout carries only the command's output; warnings and errors go to stderr as JSON lines.
+  const logger = new PinoNestLogger(createRootLogger('warn', pino.destination(2)));
+  const context = await NestFactory.createApplicationContext(OperatorModule.forRoot(config), { logger, abortOnError: false });
   try {
-    await dataSource.initialize();
-    await runMigrationsLocked(dataSource);
-    const output = await execute(new RegionKeysService(dataSource, new RegionKeysRepository(dataSource), config));
+    const output = await execute(context.get(RegionKeysService));
     process.stdout.write(values.json ? `${JSON.stringify(output.value)}\n` : `${output.lines.join('\n')}\n`);
   } finally {
-    if (dataSource.isInitialized) await dataSource.destroy();
-    await embedded?.stop();
+    await context.close();
   }
 }
 

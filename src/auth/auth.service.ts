@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { normalizeEmail } from '../users/email';
-import type { User } from '../users/entities/user.entity';
 import { PasswordHasher } from '../users/password-hasher';
-import { UsersService } from '../users/users.service';
+import { type User, UsersService } from '../users/users.service';
 import { InvalidCredentialsError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { BasicAuthCache } from './basic-auth-cache';

@@ -55,7 +55,6 @@ export class CelestialBodiesController {
       const { satellite, planet } = await this.celestialBodies.createSatellite(body);
       return SatelliteDto.from(satellite, planet);
     }
-    const { planet, satellites } = await this.celestialBodies.createPlanet(user.id, body);
-    return PlanetDto.from(planet, satellites);
+    return PlanetDto.from(await this.celestialBodies.createPlanet(user.id, body));
   }
 }

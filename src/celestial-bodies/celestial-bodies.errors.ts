@@ -69,13 +69,3 @@ export class ImageTooLargeError extends DomainError {
     super(`An image may be at most ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB).`);
   }
 }
-
-/** A multipart body sent to a route that reads JSON: the same 415 Fastify gives any other type. */
-export class UnsupportedMediaTypeError extends DomainError {
-  readonly status = 415;
-  readonly slug = 'unsupported-media-type';
-  readonly title = 'Unsupported media type';
-  constructor() {
-    super('Send the body as application/json.');
-  }
-}

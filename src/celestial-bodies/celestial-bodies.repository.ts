@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
-import { User } from '../users/entities/user.entity';
 import { Planet } from './entities/planet.entity';
 import { PlanetImage } from './entities/planet-image.entity';
 import { Satellite } from './entities/satellite.entity';
-
-// Any constant will do; it differs from the migration lock's so the two never wait on each other.
 
 /** The columns a client sets (POST and PUT /planets); the rest belong to the server. */
 export type PlanetValues = Pick<
@@ -39,20 +36,20 @@ export class CelestialBodiesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * One query: a page of planets by id, each with its creator (id and name only) and its
-   * image's metadata. LIMIT/OFFSET are safe here because both joins are to-one.
+   * One query: a page of planets by id, each with its image's metadata. LIMIT/OFFSET are
+   * safe here because the join is to-one.
    */
   findPlanetPage(limit: number, offset: number): Promise<Planet[]> {
-    return this.planetsWithCreator().orderBy('planet.id', 'ASC').limit(limit).offset(offset).getMany();
+    return this.planetsWithImage().orderBy('planet.id', 'ASC').limit(limit).offset(offset).getMany();
   }
 
   countPlanets(): Promise<number> {
     return this.dataSource.getRepository(Planet).count();
   }
 
-  /** One query: a planet with its creator and image metadata. */
+  /** One query: a planet with its image metadata. */
   findPlanet(id: number): Promise<Planet | null> {
-    return this.planetsWithCreator().where('planet.id = :id', { id }).getOne();
+    return this.planetsWithImage().where('planet.id = :id', { id }).getOne();
   }
 
   /** One query for the satellites of any number of planets, in planet order, then oldest first. */
@@ -118,25 +115,14 @@ export class CelestialBodiesRepository {
     await manager.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.sampleData]);
   }
 
-  async userExists(manager: EntityManager, email: string): Promise<boolean> {
-    return manager.getRepository(User).createQueryBuilder('user').where('lower(user.email) = lower(:email)', { email }).getExists();
-  }
-
   async hasAnyPlanet(manager: EntityManager): Promise<boolean> {
     return manager.getRepository(Planet).exists();
   }
 
-  async insertUser(manager: EntityManager, user: Pick<User, 'name' | 'email' | 'passwordHash'>): Promise<number> {
-    const result = await manager.getRepository(User).insert(user);
-    return (result.identifiers[0] as { id: number }).id;
-  }
-
-  private planetsWithCreator(): SelectQueryBuilder<Planet> {
+  private planetsWithImage(): SelectQueryBuilder<Planet> {
     return this.dataSource
       .getRepository(Planet)
       .createQueryBuilder('planet')
-      .innerJoin('planet.creator', 'creator')
-      .addSelect(['creator.id', 'creator.name'])
       .leftJoinAndMapOne('planet.image', PlanetImage, 'image', 'image.planet_id = planet.id');
   }
 }

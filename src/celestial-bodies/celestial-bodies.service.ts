@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { type UserProfile, UsersService } from '../users/users.service';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
 import { NotPlanetCreatorError, OrbitedPlanetNotFoundError, PlanetImageNotFoundError, PlanetNotFoundError } from './celestial-bodies.errors';
 import { toPlanetValues, type PlanetBodyInputDto, type PlanetInputDto } from './dto/planet-input.dto';
@@ -13,6 +14,7 @@ import type { ReceivedImage } from './image-upload';
 export interface PlanetWithSatellites {
   planet: Planet;
   satellites: Satellite[];
+  creator: UserProfile;
 }
 
 export interface PlanetPage {
@@ -30,19 +32,20 @@ export class CelestialBodiesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: CelestialBodiesRepository,
+    private readonly users: UsersService,
   ) {}
 
-  /** Three queries whatever the page size: the page (with creators), the count, the satellites. */
+  /** Four queries whatever the page size: the page, the count, the satellites, the creators. */
   async listPlanets(limit: number, offset: number): Promise<PlanetPage> {
     const planets = await this.repository.findPlanetPage(limit, offset);
     const total = await this.repository.countPlanets();
-    return { items: await this.withSatellites(planets), total };
+    return { items: await this.withSatellitesAndCreators(planets), total };
   }
 
   async getPlanet(id: number): Promise<PlanetWithSatellites> {
     const planet = await this.repository.findPlanet(id);
     if (!planet) throw new PlanetNotFoundError(id);
-    const [item] = await this.withSatellites([planet]);
+    const [item] = await this.withSatellitesAndCreators([planet]);
     return item;
   }
 
@@ -130,14 +133,23 @@ export class CelestialBodiesService {
     return planet;
   }
 
-  private async withSatellites(planets: Planet[]): Promise<PlanetWithSatellites[]> {
-    const satellites = await this.repository.findSatellitesOf(planets.map((p) => p.id));
+  /** Two queries for any number of planets: their satellites, and their creators (from the users feature). */
+  private async withSatellitesAndCreators(planets: Planet[]): Promise<PlanetWithSatellites[]> {
+    const [satellites, creators] = await Promise.all([
+      this.repository.findSatellitesOf(planets.map((p) => p.id)),
+      this.users.findProfiles(planets.map((p) => p.creatorId)),
+    ]);
     const byPlanet = new Map<number, Satellite[]>();
     for (const satellite of satellites) {
       const list = byPlanet.get(satellite.planetId);
       if (list) list.push(satellite);
       else byPlanet.set(satellite.planetId, [satellite]);
     }
-    return planets.map((planet) => ({ planet, satellites: byPlanet.get(planet.id) ?? [] }));
+    return planets.map((planet) => {
+      // The foreign key (ON DELETE RESTRICT) keeps every creator in place.
+      const creator = creators.get(planet.creatorId);
+      if (!creator) throw new Error(`Planet ${planet.id}: creator ${planet.creatorId} not found`);
+      return { planet, satellites: byPlanet.get(planet.id) ?? [], creator };
+    });
   }
 }

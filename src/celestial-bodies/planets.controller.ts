@@ -14,6 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import { Public } from '../common/auth/auth-policy';
+import { AcceptsMultipart } from '../common/http/multipart';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
@@ -22,7 +23,6 @@ import { ListPlanetsQueryDto, PlanetPageDto } from './dto/planet-page.dto';
 import { planetImagePath, PlanetDto } from './dto/planet.dto';
 import { readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
-import { AcceptsMultipart } from './multipart-routes';
 import { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
 
 const PAGINATION_HEADERS = {
@@ -50,7 +50,7 @@ export class PlanetsController {
       'X-Pagination-Per-Page': String(limit),
     });
     return {
-      data: items.map(({ planet, satellites }) => PlanetDto.from(planet, satellites)),
+      data: items.map((item) => PlanetDto.from(item)),
       meta: { limit, offset, total, next: offset + limit < total ? `/planets?limit=${limit}&offset=${offset + limit}` : null },
     };
   }
@@ -70,9 +70,9 @@ export class PlanetsController {
     @Body() body: PlanetInputDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlanetDto> {
-    const { planet, satellites } = await this.celestialBodies.createPlanet(user.id, body);
-    reply.header('Location', `/planets/${planet.id}`);
-    return PlanetDto.from(planet, satellites);
+    const created = await this.celestialBodies.createPlanet(user.id, body);
+    reply.header('Location', `/planets/${created.planet.id}`);
+    return PlanetDto.from(created);
   }
 
   @Get(':planetId')
@@ -82,8 +82,7 @@ export class PlanetsController {
   @ApiOkResponse({ type: PlanetDto, description: 'Planet found' })
   @ApiProblems({ status: 400, description: 'planetId is not a positive integer.' }, { status: 404, description: 'No planet with this id.' }, 503)
   async getPlanet(@PlanetId() planetId: number): Promise<PlanetDto> {
-    const { planet, satellites } = await this.celestialBodies.getPlanet(planetId);
-    return PlanetDto.from(planet, satellites);
+    return PlanetDto.from(await this.celestialBodies.getPlanet(planetId));
   }
 
   @Put(':planetId')
@@ -98,8 +97,7 @@ export class PlanetsController {
   @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully' })
   @ApiProblems(400, { status: 403, description: 'The planet was created by another user.' }, { status: 404, description: 'No planet with this id.' }, 413, 415, 503)
   async updatePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Body() body: PlanetInputDto): Promise<PlanetDto> {
-    const { planet, satellites } = await this.celestialBodies.updatePlanet(planetId, user.id, body);
-    return PlanetDto.from(planet, satellites);
+    return PlanetDto.from(await this.celestialBodies.updatePlanet(planetId, user.id, body));
   }
 
   @Delete(':planetId')

@@ -1,14 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { UsersService } from '../users/users.service';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
 import { toPlanetValues } from './dto/planet-input.dto';
 import { SAMPLE_PLANETS } from './sample-planets';
 
-/** The creator of the samples. `.invalid` can receive no mail, and nobody can sign up with a taken email. */
-export const SAMPLES_USER = { name: 'Galaxy samples', email: 'samples@galaxy.invalid' } as const;
-// Not a bcrypt hash, so no password ever matches it: nobody can sign in as this user.
-const UNUSABLE_PASSWORD_HASH = '!unusable';
+/** The creator of the samples. `.invalid` can receive no mail. */
+const SAMPLES_USER = { name: 'Galaxy samples', email: 'samples@galaxy.invalid' };
 
 /**
  * Gives a newcomer something to see at their first GET /planets. With SEED_SAMPLE_DATA unset
@@ -23,6 +22,7 @@ export class SampleData implements OnApplicationBootstrap {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: CelestialBodiesRepository,
+    private readonly users: UsersService,
     private readonly config: AppConfig,
   ) {}
 
@@ -32,11 +32,11 @@ export class SampleData implements OnApplicationBootstrap {
     if (setting === false || (automatic && this.config.DATABASE_URL)) return;
     const seeded = await this.dataSource.transaction(async (manager) => {
       await this.repository.lockSampleData(manager);
-      if (await this.repository.userExists(manager, SAMPLES_USER.email)) return false;
       if (automatic && (await this.repository.hasAnyPlanet(manager))) return false;
-      const creatorId = await this.repository.insertUser(manager, { ...SAMPLES_USER, passwordHash: UNUSABLE_PASSWORD_HASH });
+      const creator = await this.users.createAccountWithoutSignIn(manager, SAMPLES_USER);
+      if (!creator) return false;
       for (const { planet, satellites } of SAMPLE_PLANETS) {
-        const planetId = await this.repository.insertPlanet(manager, creatorId, toPlanetValues(planet));
+        const planetId = await this.repository.insertPlanet(manager, creator.id, toPlanetValues(planet));
         for (const satellite of satellites) await this.repository.insertSatellite(manager, { ...satellite, planetId });
       }
       return true;

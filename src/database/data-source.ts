@@ -1,7 +1,6 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
-import { ENTITIES } from './entities';
-import { MIGRATIONS } from './migrations';
+import { ENTITIES, MIGRATIONS } from './schema-files';
 import { EmbeddedPostgres } from './embedded-postgres';
 
 export interface OpenedDatabase {

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
@@ -9,7 +9,16 @@ import { RegionKeysService } from './region-keys.service';
 @Module({
   imports: [PassportModule],
   controllers: [RegionKeysController],
-  providers: [RegionKeysRepository, RegionKeysService, ApiKeyStrategy, InitialRegion],
+  providers: [RegionKeysRepository, RegionKeysService, ApiKeyStrategy],
   exports: [RegionKeysService],
 })
-export class RegionKeysModule {}
+export class RegionKeysModule {
+  /**
+   * The server's: at start it also makes the first region when there is none (InitialRegion).
+   * The operator CLI imports the plain module: `region create` on an empty database must
+   * make only the region it names.
+   */
+  static forServer(): DynamicModule {
+    return { module: RegionKeysModule, providers: [InitialRegion] };
+  }
+}

@@ -1,7 +1,7 @@
 import { Body, Controller, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiSignupRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit/api-rate-limit.decorator';
-import { SignupThrottleGuard } from '../common/rate-limit/signup-throttle.guard';
+import { ClientThrottlerGuard } from '../common/rate-limit/client-throttler.guard';
 import { Public } from '../common/auth/auth-policy';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { SignUpDto } from './dto/sign-up.dto';
@@ -15,7 +15,7 @@ export class UsersController {
 
   @Post('signup')
   @Public()
-  @UseGuards(SignupThrottleGuard)
+  @UseGuards(ClientThrottlerGuard)
   @ApiOperation({
     operationId: 'createUser',
     summary: 'Create a user',

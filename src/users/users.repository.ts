@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, In, QueryFailedError } from 'typeorm';
 import { User } from './entities/user.entity';
 
 export type NewUser = Pick<User, 'name' | 'email' | 'passwordHash'>;
@@ -36,6 +36,24 @@ export class UsersRepository {
 
   findById(id: number): Promise<User | null> {
     return this.dataSource.getRepository(User).findOneBy({ id });
+  }
+
+  /** One query, id and name only, for any number of users. */
+  findProfiles(ids: number[]): Promise<Pick<User, 'id' | 'name'>[]> {
+    return this.dataSource.getRepository(User).find({ select: { id: true, name: true }, where: { id: In(ids) } });
+  }
+
+  /** Inside the caller's transaction. */
+  existsWithEmail(manager: EntityManager, email: string): Promise<boolean> {
+    return manager.getRepository(User).createQueryBuilder('user').where('lower(user.email) = lower(:email)', { email }).getExists();
+  }
+
+  /** Inside the caller's transaction. */
+  async insert(manager: EntityManager, user: NewUser): Promise<User> {
+    const repository = manager.getRepository(User);
+    const entity = repository.create(user);
+    await repository.insert(entity);
+    return entity;
   }
 }
 

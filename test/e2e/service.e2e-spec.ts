@@ -32,11 +32,27 @@ describe('every response', () => {
     expect(error.headers['x-request-id']).toBe('trace-42');
   });
 
-  it('puts the request id in the log lines of the request', async () => {
-    await t.request({ method: 'GET', url: '/health', headers: { 'x-request-id': 'log-correlation-1' } });
-    const lines = t.logs.filter((l) => l.includes('log-correlation-1'));
-    expect(lines.length).toBeGreaterThanOrEqual(2);
-    expect(lines.every((l) => JSON.parse(l).requestId === 'log-correlation-1')).toBe(true);
+  it('logs each request in exactly one line, when it ends: request id, method, path without the query, status, time', async () => {
+    await t.request({ method: 'GET', url: '/health?probe=1', headers: { 'x-request-id': 'log-correlation-1' } });
+    await t.request({ method: 'GET', url: '/no-such-route', headers: { 'x-request-id': 'log-correlation-2' } });
+    await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-request-id': 'log-correlation-3' } });
+    const linesOf = (id: string) => t.logs.filter((l) => l.includes(id)).map((l) => JSON.parse(l));
+    for (const [id, path, statusCode] of [
+      ['log-correlation-1', '/health', 200],
+      ['log-correlation-2', '/no-such-route', 404],
+      ['log-correlation-3', '/auth/regions/me', 401],
+    ] as const) {
+      expect(linesOf(id)).toEqual([
+        expect.objectContaining({
+          level: 30,
+          requestId: id,
+          msg: 'request completed',
+          req: expect.objectContaining({ method: 'GET', path }),
+          res: { statusCode },
+          responseTime: expect.any(Number),
+        }),
+      ]);
+    }
   });
 
   it('never logs an API key header or query string', async () => {
@@ -116,7 +132,11 @@ describe('database schema', () => {
   it('has applied every migration', async () => {
     const dataSource = t.app.get(DataSource);
     const applied = await dataSource.query('SELECT name FROM migrations ORDER BY id');
-    expect(applied.map((m: { name: string }) => m.name)).toEqual(dataSource.migrations.map((m) => m.name));
+    // Found by a glob in each feature's folder; applied in the order of their timestamps.
+    const found = dataSource.migrations.map((m) => m.name!);
+    const byTimestamp = (a: string, b: string) => Number(/\d{13}$/.exec(a)) - Number(/\d{13}$/.exec(b));
+    expect(found).toEqual(expect.arrayContaining(['RegionKeys1763800000000', 'Users1763800001000', 'CelestialBodies1763800002000']));
+    expect(applied.map((m: { name: string }) => m.name)).toEqual([...found].sort(byTimestamp));
   });
 });
 
@@ -132,6 +152,22 @@ describe('OpenAPI document', () => {
     expect(ui.body).toContain('swagger-ui-bundle.js');
     const bundle = await t.request({ method: 'GET', url: '/docs/swagger-ui-bundle.js' });
     expect(bundle.statusCode).toBe(200);
+  });
+
+  it('serves Swagger UI with its title, remembered authorisation, and the security headers on every asset', async () => {
+    const ui = await t.request({ method: 'GET', url: '/docs' });
+    expect(ui.body).toContain('<title>Region keys and Galaxy API</title>');
+    const init = await t.request({ method: 'GET', url: '/docs/swagger-ui-init.js' });
+    expect(init.body).toMatch(/"persistAuthorization":\s*true/);
+    // The embedded document's only server is relative: "Try it out" calls the host that served the page.
+    expect(init.body).toMatch(/"servers":\s*\[\s*\{\s*"url":\s*"\/"\s*\}\s*\]/);
+    for (const url of ['/docs', '/docs/swagger-ui-init.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs-json']) {
+      const res = await t.request({ method: 'GET', url });
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toBe("frame-ancestors 'none'");
+      expect(res.headers['x-request-id']).toEqual(expect.any(String));
+    }
   });
 
   it('is the committed openapi.json (run `npm run openapi:export` after changing the API)', async () => {

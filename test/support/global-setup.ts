@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 /**
  * Some tests start the compiled server or CLI as a real child process (a second process
@@ -8,4 +10,20 @@ export default function globalSetup(): void {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
+  removeOrphans('dist');
+}
+
+/**
+ * Deletes compiled files whose source is gone: the entity and migration globs would still
+ * find a moved or deleted migration there. (dist/ is not emptied first because another
+ * test run in this checkout may be using it.)
+ */
+function removeOrphans(dist: string): void {
+  if (!existsSync(dist)) return;
+  for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const compiled = join(entry.parentPath, entry.name);
+    const source = relative(dist, compiled).replace(/(\.d)?\.js(\.map)?$|\.d\.ts$/, '.ts');
+    if (source.endsWith('.ts') && !existsSync(source)) rmSync(compiled);
+  }
 }

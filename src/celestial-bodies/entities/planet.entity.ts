@@ -1,5 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { User } from '../../users/entities/user.entity';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { PLANET_TYPES, type PlanetType, sqlValues } from '../celestial-body-types';
 import type { PlanetImage } from './planet-image.entity';
 
@@ -62,12 +61,13 @@ export class Planet {
   @Column({ type: 'text', array: true })
   tags: string[];
 
+  /**
+   * The database keeps this an existing user (a foreign key to the users table, named by
+   * table, not by entity): this module reads its creators through the users service.
+   */
   @Column({ name: 'creator_id', type: 'integer' })
+  @ForeignKey('users', 'id', { name: 'planets_creator_id_fkey', onDelete: 'RESTRICT' })
   creatorId: number;
-
-  @ManyToOne(() => User, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'creator_id', foreignKeyConstraintName: 'planets_creator_id_fkey' })
-  creator?: User;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -1,15 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
 import { LoginThrottle } from './login-throttle';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit-store';
 import { RedisRateLimitStore } from './redis-rate-limit-store';
 
-/**
- * The counters of area B's rate limits: in Redis when REDIS_URL is set (shared by every
- * instance), else in this process. SignupThrottleGuard counts every sign-up; LoginThrottle
- * counts only failed sign-ins.
- */
+/** The counters: in Redis when REDIS_URL is set (shared by every instance), else in this process. */
 @Module({
   providers: [
     {
@@ -18,8 +15,31 @@ import { RedisRateLimitStore } from './redis-rate-limit-store';
       useFactory: (config: AppConfig): RateLimitStore =>
         config.REDIS_URL ? new RedisRateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX) : new MemoryRateLimitStore(),
     },
-    LoginThrottle,
   ],
-  exports: [RATE_LIMIT_STORE, LoginThrottle],
+  exports: [RATE_LIMIT_STORE],
+})
+class RateLimitStoreModule {}
+
+/**
+ * The sign-up and sign-in limits, on one set of counters. ClientThrottlerGuard (@nestjs/throttler)
+ * counts every request of the routes it guards, which is the sign-up route alone;
+ * LoginThrottle counts only failed sign-ins.
+ */
+@Module({
+  imports: [
+    RateLimitStoreModule,
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStoreModule],
+      inject: [AppConfig, RATE_LIMIT_STORE],
+      useFactory: (config: AppConfig, storage: RateLimitStore): ThrottlerModuleOptions => ({
+        // Unnamed ("default"), so the headers are plain X-RateLimit-* and Retry-After.
+        throttlers: [{ limit: config.SIGNUP_RATE_LIMIT, ttl: config.SIGNUP_RATE_WINDOW_SECONDS * 1000 }],
+        storage,
+        errorMessage: (_context, { timeToBlockExpire }) => `Too many sign-ups from your address. Retry in ${timeToBlockExpire} seconds.`,
+      }),
+    }),
+  ],
+  providers: [LoginThrottle],
+  exports: [LoginThrottle],
 })
 export class RateLimitModule {}

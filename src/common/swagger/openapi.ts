@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { serveDocsUi } from './docs-ui';
 import { API_KEY_SECURITY_SCHEME, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../auth/security-schemes';
 
 const TITLE = 'Region keys and Galaxy API';
@@ -58,10 +57,14 @@ function markPublicOperations(document: OpenAPIObject): void {
 export function setupOpenApi(app: NestFastifyApplication): OpenAPIObject {
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {
-    ui: false,
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
+    customSiteTitle: TITLE,
+    swaggerOptions: {
+      // The document's only server is "/", so "Try it out" calls whichever host served the page.
+      persistAuthorization: true,
+      displayRequestDuration: true,
+    },
   });
-  serveDocsUi(app.getHttpAdapter().getInstance(), TITLE);
   return document;
 }

@@ -4,9 +4,19 @@ import { FastifyAdapter, RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
-import { UnsupportedMediaTypeError } from './celestial-bodies.errors';
+import { DomainError } from '../problem/problem';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
+
+/** A multipart body sent to a route that reads JSON: the same 415 Fastify gives any other type. */
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly status = 415;
+  readonly slug = 'unsupported-media-type';
+  readonly title = 'Unsupported media type';
+  constructor() {
+    super('Send the body as application/json.');
+  }
+}
 
 /** Discards what is left of a request body; resolves once it has all arrived (or the client left). */
 function discardRest(raw: IncomingMessage): Promise<void> {

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AuthPolicyGuard } from './auth/auth-policy';
+import { MultipartOnlyWhereAccepted } from './http/multipart';
+import { ProblemFilter } from './problem/problem.filter';
+import { StrictValidationPipe } from './validation/strict-validation.pipe';
+
+/**
+ * What every route of every feature goes through: deny-by-default auth policies, DTO
+ * validation, errors as problem documents, and JSON-only bodies except on the routes that
+ * take an upload. Imported once, by the app module.
+ */
+@Module({
+  providers: [
+    { provide: APP_GUARD, useClass: AuthPolicyGuard },
+    { provide: APP_PIPE, useClass: StrictValidationPipe },
+    { provide: APP_FILTER, useClass: ProblemFilter },
+    MultipartOnlyWhereAccepted,
+  ],
+})
+export class CommonModule {}
