@@ -1,8 +1,6 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { ADVISORY_LOCKS } from './advisory-locks';
 
-// Any constant will do; it only has to be the same for every instance of this service.
-
 /**
  * Runs pending migrations while holding a PostgreSQL advisory lock, so that instances
  * starting together apply each migration once: the others wait, then find nothing to do.

@@ -10,7 +10,6 @@ export interface ActiveKeyLookup {
   lastUsedAt: Date | null;
 }
 
-// Any constant will do, as long as no other advisory lock of this service uses it.
 
 export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description'>;
 
@@ -22,7 +21,7 @@ export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPre
 export class RegionKeysRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** One indexed lookup; the hot path of every area-A request. */
+  /** One indexed lookup; the hot path of every request with a region API key. */
   findActiveKeyByHash(tokenHash: string): Promise<ActiveKeyLookup | null> {
     return this.dataSource.getRepository(ApiKey).findOne({
       select: { id: true, regionId: true, lastUsedAt: true },

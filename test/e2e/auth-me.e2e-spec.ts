@@ -145,7 +145,7 @@ describe('GET /me', () => {
     });
   });
 
-  it('lets neither a user token nor Basic credentials into area A', async () => {
+  it('lets neither a user token nor Basic credentials into region API key routes', async () => {
     for (const authorization of [user.bearer, user.basic]) {
       const res = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { authorization } });
       expect(res.statusCode).toBe(401);

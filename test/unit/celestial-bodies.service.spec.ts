@@ -5,6 +5,7 @@ import { CelestialBodiesService } from '../../src/celestial-bodies/celestial-bod
 import type { PlanetInputDto } from '../../src/celestial-bodies/dto/planet-input.dto';
 import { Planet } from '../../src/celestial-bodies/entities/planet.entity';
 import type { ReceivedImage } from '../../src/celestial-bodies/image-upload';
+import { UsersService } from '../../src/users/users.service';
 import { automock, expectCalledInOrder, fakeDataSource } from '../support/service-mocks';
 
 const CREATOR_ID = 1;
@@ -13,8 +14,10 @@ const PLANET_ID = 7;
 
 function newCelestialBodiesServiceTest() {
   const repository = automock(CelestialBodiesRepository);
+  const users = automock(UsersService);
+  users.findProfiles.mockImplementation(async (ids) => new Map(ids.map((id) => [id, { id, name: `User ${id}` }])));
   const { dataSource, transactionManager } = fakeDataSource();
-  return { sut: new CelestialBodiesService(dataSource, repository), repository, manager: transactionManager };
+  return { sut: new CelestialBodiesService(dataSource, repository, users), repository, manager: transactionManager };
 }
 
 const newPlanet = (): Planet => Object.assign(new Planet(), { id: PLANET_ID, name: 'Kepler-22b', creatorId: CREATOR_ID });

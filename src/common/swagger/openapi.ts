@@ -6,7 +6,7 @@ import { API_KEY_SECURITY_SCHEME, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME 
 const TITLE = 'Region keys and Galaxy API';
 
 const DESCRIPTION = `
-Region API keys (area A), users and tokens (area B), and the planets and satellites of the Galaxy.
+Region API keys, users and tokens, and the planets and satellites of the Galaxy.
 
 Errors are RFC 9457 problem documents (\`application/problem+json\`). Every response carries
 \`X-Request-ID\`; send your own to correlate logs.
@@ -25,11 +25,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       API_KEY_SECURITY_SCHEME,
     )
     .addBasicAuth(
-      { type: 'http', scheme: 'basic', description: 'Your email and password (area B).' },
+      { type: 'http', scheme: 'basic', description: 'Your email and password (users and tokens).' },
       BASIC_SECURITY_SCHEME,
     )
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from POST /auth/token (area B).' },
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from POST /auth/token.' },
       BEARER_SECURITY_SCHEME,
     )
     .build();
