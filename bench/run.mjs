@@ -7,7 +7,7 @@
 //   BENCH_LABEL=After npm run bench           section of RESULTS.md to (re)write (default: Latest run)
 //   BENCH_SCENARIOS=1,3,5 npm run bench       some scenarios only (no RESULTS.md then)
 //   BENCH_PROFILE=1 npm run bench             CPU profile of the service under scenarios 1, 3, 5 (or BENCH_SCENARIOS)
-//   BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_CONNECTIONS=32 BENCH_LOAD=wrk|autocannon
+//   BENCH_ROUNDS=5 BENCH_SECONDS=2 BENCH_CONNECTIONS=32 BENCH_LOAD=wrk|autocannon
 //   DATABASE_URL=postgres://…  REDIS_URL=redis://…   (defaults: this machine's)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,8 +23,8 @@ import { fillRegion, revokeFlowLeftovers, seedOtherKeys, seedPlanets, signUp, wi
 import { summariseProfile } from './lib/profile-summary.mjs';
 
 const env = process.env;
-const SECONDS = Number(env.BENCH_SECONDS ?? 3);
-const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const WARMUP_SECONDS = 1;
 const PROFILE = Boolean(env.BENCH_PROFILE);
@@ -32,6 +32,18 @@ const SELECTED = env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()) ?? (PROFIL
 const LABEL = env.BENCH_LABEL ?? 'Latest run';
 const PLANETS = 10_000;
 const OTHER_KEYS = 100_000;
+const INTRO = `
+# Benchmark results
+
+Written by \`npm run bench\` (see bench/run.mjs for what each scenario does). The service runs
+built, in production mode, on this machine's PostgreSQL and Redis; the reference is
+bench/reference-server.mjs (bare Fastify + pg, the same SQL and JSON); the load comes from
+other processes (wrk where installed, else autocannon). Figures are medians of the rounds;
+a ratio is the median of the per-round ratios of the service to what it is compared with,
+measured back to back. The machine is shared, so absolute figures move between runs: the
+ratios of one run are what to compare.
+`;
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 const resultsFile = join(root, 'bench/RESULTS.md');
 
@@ -312,15 +324,3 @@ async function serverVersion() {
 function pct(share) {
   return Number.isFinite(share) ? `${Math.round(share * 100)}%` : '–';
 }
-
-const INTRO = `
-# Benchmark results
-
-Written by \`npm run bench\` (see bench/run.mjs for what each scenario does). The service runs
-built, in production mode, on this machine's PostgreSQL and Redis; the reference is
-bench/reference-server.mjs (bare Fastify + pg, the same SQL and JSON); the load comes from
-other processes (wrk where installed, else autocannon). Figures are medians of the rounds;
-a ratio is the median of the per-round ratios of the service to what it is compared with,
-measured back to back. The machine is shared, so absolute figures move between runs: the
-ratios of one run are what to compare.
-`;
