@@ -3,7 +3,7 @@ import { normalizeEmail } from './email';
 import type { User } from './entities/user.entity';
 import { PasswordHasher } from './password-hasher';
 import { EmailTakenError } from './users.errors';
-import { UsersRepository } from './users.repository';
+import { type UserCredentials, type UserProfile, UsersRepository } from './users.repository';
 
 export interface SignUp {
   name?: string | null;
@@ -25,11 +25,11 @@ export class UsersService {
     return user;
   }
 
-  findByEmail(email: string): Promise<User | null> {
+  findByEmail(email: string): Promise<UserCredentials | null> {
     return this.repository.findByEmail(normalizeEmail(email));
   }
 
-  findById(id: number): Promise<User | null> {
+  findById(id: number): Promise<UserProfile | null> {
     return this.repository.findById(id);
   }
 }
