@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { CelestialBodiesRepository } from './celestial-bodies.repository';
+import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
 import { NotPlanetCreatorError, OrbitedPlanetNotFoundError, PlanetImageNotFoundError, PlanetNotFoundError } from './celestial-bodies.errors';
 import { toPlanetValues, type PlanetBodyInputDto, type PlanetInputDto } from './dto/planet-input.dto';
 import type { SatelliteInputDto } from './dto/satellite-input.dto';
@@ -11,8 +11,8 @@ import type { Satellite } from './entities/satellite.entity';
 import type { ReceivedImage } from './image-upload';
 
 export interface PlanetWithSatellites {
-  planet: Planet;
-  satellites: Satellite[];
+  planet: PlanetRecord;
+  satellites: SatelliteRecord[];
 }
 
 export interface PlanetPage {
@@ -32,10 +32,9 @@ export class CelestialBodiesService {
     private readonly repository: CelestialBodiesRepository,
   ) {}
 
-  /** Three queries whatever the page size: the page (with creators), the count, the satellites. */
+  /** Three queries whatever the page size: the page (with creators) and the count, then the satellites. */
   async listPlanets(limit: number, offset: number): Promise<PlanetPage> {
-    const planets = await this.repository.findPlanetPage(limit, offset);
-    const total = await this.repository.countPlanets();
+    const [planets, total] = await Promise.all([this.repository.findPlanetPage(limit, offset), this.repository.countPlanets()]);
     return { items: await this.withSatellites(planets), total };
   }
 
@@ -130,9 +129,9 @@ export class CelestialBodiesService {
     return planet;
   }
 
-  private async withSatellites(planets: Planet[]): Promise<PlanetWithSatellites[]> {
+  private async withSatellites(planets: PlanetRecord[]): Promise<PlanetWithSatellites[]> {
     const satellites = await this.repository.findSatellitesOf(planets.map((p) => p.id));
-    const byPlanet = new Map<number, Satellite[]>();
+    const byPlanet = new Map<number, SatelliteRecord[]>();
     for (const satellite of satellites) {
       const list = byPlanet.get(satellite.planetId);
       if (list) list.push(satellite);

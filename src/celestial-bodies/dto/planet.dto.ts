@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { UserDto } from '../../users/dto/user.dto';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
-import type { Planet } from '../entities/planet.entity';
-import type { Satellite } from '../entities/satellite.entity';
+import type { PlanetRecord, SatelliteRecord } from '../celestial-bodies.repository';
 import { AtmosphereComponentDto, PhysicalPropertiesDto, type TemperatureDto } from './planet-properties.dto';
 import { present, SatelliteDto } from './satellite.dto';
 
@@ -57,8 +56,7 @@ export class PlanetDto {
   @ApiProperty({ type: 'string', format: 'date-time', readOnly: true, example: '2024-01-15T14:30:00.000Z' })
   lastUpdated: string;
 
-  static from(planet: Planet, satellites: Satellite[]): PlanetDto {
-    if (!planet.creator) throw new Error('PlanetDto.from needs the planet loaded with its creator');
+  static from(planet: PlanetRecord, satellites: SatelliteRecord[]): PlanetDto {
     const ref = { id: planet.id, name: planet.name };
     return {
       id: planet.id,
@@ -69,16 +67,16 @@ export class PlanetDto {
       ...present('physicalProperties', physicalPropertiesOf(planet)),
       atmosphere: planet.atmosphere.map(({ compound, percentage }) => ({ compound, percentage })),
       ...present('discoveredAt', planet.discoveredAt?.toISOString()),
-      image: planet.image ? planetImagePath(planet.id) : null,
+      image: planet.hasImage ? planetImagePath(planet.id) : null,
       satellites: satellites.map((s) => SatelliteDto.from(s, ref)),
-      creator: UserDto.from(planet.creator),
+      creator: UserDto.from({ id: planet.creatorId, name: planet.creatorName }),
       tags: planet.tags,
       lastUpdated: planet.updatedAt.toISOString(),
     };
   }
 }
 
-function physicalPropertiesOf(planet: Planet): PhysicalPropertiesDto | null {
+function physicalPropertiesOf(planet: PlanetRecord): PhysicalPropertiesDto | null {
   const temperature: TemperatureDto = {
     ...present('min', planet.temperatureMin),
     ...present('max', planet.temperatureMax),
