@@ -30,25 +30,7 @@ export type SatelliteValues = Pick<Satellite, 'planetId' | 'name' | 'description
  * A planet as readers get it: its columns, its creator's name (never more of the user), and
  * whether it has an image (never the image).
  */
-export type PlanetRecord = Pick<
-  Planet,
-  | 'id'
-  | 'name'
-  | 'description'
-  | 'type'
-  | 'habitabilityIndex'
-  | 'mass'
-  | 'radius'
-  | 'gravity'
-  | 'temperatureMin'
-  | 'temperatureMax'
-  | 'temperatureAverage'
-  | 'atmosphere'
-  | 'discoveredAt'
-  | 'tags'
-  | 'creatorId'
-  | 'updatedAt'
-> & { creatorName: string | null; hasImage: boolean };
+export type PlanetRecord = PlanetValues & Pick<Planet, 'id' | 'creatorId' | 'updatedAt'> & { creatorName: string | null; hasImage: boolean };
 
 export type SatelliteRecord = Pick<Satellite, 'id' | 'planetId' | 'name' | 'description' | 'diameter' | 'type' | 'orbitalPeriod' | 'distance'>;
 
