@@ -8,7 +8,7 @@
 //                               counter peek (Redis), user lookup, bcrypt once, then a cache
 //   GET /planets                a page with creators, the total, the page's satellites
 // Anything else: a 404 problem document. Configured by the same variables as the service.
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
@@ -26,7 +26,8 @@ const REDIS_PREFIX = `${env.REDIS_KEY_PREFIX ?? 'region-keys-api:'}rate-limit:lo
 
 const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DATABASE_POOL_SIZE ?? 10) });
 const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-const jwtKey = Buffer.from(env.JWT_SECRET, 'utf8');
+// Key objects: createHmac converts a Buffer key on every call.
+const jwtKey = createSecretKey(Buffer.from(env.JWT_SECRET, 'utf8'));
 const dummyHash = await bcrypt.hash(randomBytes(24).toString('base64'), Number(env.BCRYPT_COST ?? 12));
 
 const SECURITY_HEADERS = {
@@ -212,7 +213,7 @@ function verifiedSubject(header) {
   }
 }
 
-const basicCacheKey = randomBytes(32);
+const basicCacheKey = createSecretKey(randomBytes(32));
 const basicCache = new Map();
 const basicInFlight = new Map();
 
