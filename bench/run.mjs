@@ -11,7 +11,7 @@
 //   DATABASE_URL=postgres://…  REDIS_URL=redis://…   (defaults: this machine's)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,8 +67,10 @@ const serviceEnv = (overrides = {}) => ({
 });
 const jwtSecret = randomBytes(32).toString('hex');
 const initialKey = generateApiKey();
+// The service starts as `npm start` starts it: `npm run serve`, `node <V8 settings> dist/src/main.js`.
+const serveFlags = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.serve.split(/\s+/).slice(1, -1);
 const startService = (overrides = {}, nodeArgs = []) =>
-  startNode({ args: [...nodeArgs, join(root, 'dist/src/main.js')], env: serviceEnv(overrides) });
+  startNode({ args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')], env: serviceEnv(overrides) });
 
 const started = [];
 const tempDirs = [];
