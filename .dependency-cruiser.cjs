@@ -62,5 +62,8 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // Resolve packages as Node does for this CommonJS build (some packages declare only
+    // "exports", which the default conditions do not reach).
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['require', 'node', 'default'] },
   },
 };

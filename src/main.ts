@@ -1,4 +1,5 @@
 import './runtime-check';
+import './compile-cache';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app';

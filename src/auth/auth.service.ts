@@ -7,7 +7,7 @@ import type { AuthenticatedUser } from './authenticated-user';
 import { BasicAuthCache } from './basic-auth-cache';
 import { type LoginAllowance, LoginThrottle } from '../common/rate-limit/login-throttle';
 
-export const toAuthenticatedUser = ({ id, name, email }: User): AuthenticatedUser => ({ id, name, email });
+export const toAuthenticatedUser = ({ id, name, email }: Pick<User, 'id' | 'name' | 'email'>): AuthenticatedUser => ({ id, name, email });
 
 /** Checks email and password, for POST /auth/token and for Basic credentials. */
 @Injectable()
@@ -38,7 +38,8 @@ export class AuthService {
     const cacheKey = this.basicCache.keyOf(normalized, password);
     // The row is read every time: a deleted user or a changed password ends a cached success.
     if (user && this.basicCache.isVerified(cacheKey, user.id, user.passwordHash)) return toAuthenticatedUser(user);
-    const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
+    const passwordHash = user?.passwordHash ?? null;
+    const matches = await this.basicCache.compareOnce(cacheKey, passwordHash, () => this.hasher.compare(password, passwordHash));
     if (user && matches) {
       this.basicCache.remember(cacheKey, user.id, user.passwordHash);
       return toAuthenticatedUser(user);

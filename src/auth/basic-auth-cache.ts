@@ -1,5 +1,6 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { coalesceAsync } from 'promise-coalesce';
 import { AppConfig } from '../config/app-config';
 
 interface Entry {
@@ -19,7 +20,9 @@ interface Entry {
  */
 @Injectable()
 export class BasicAuthCache {
-  private readonly hmacKey = randomBytes(32);
+  // A key object: createHmac given a Buffer checks and converts it on every call, which
+  // costs several times the HMAC itself.
+  private readonly hmacKey = createSecretKey(randomBytes(32));
   private readonly entries = new Map<string, Entry>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
@@ -41,6 +44,17 @@ export class BasicAuthCache {
     if (entry.expiresAt <= this.now() || entry.userId !== userId || entry.passwordHash !== passwordHash) return false;
     this.entries.set(key, entry); // most recently used goes last
     return true;
+  }
+
+  /**
+   * Runs `compare` (a bcrypt comparison) once for any number of simultaneous checks of the
+   * same credentials against the same stored hash: a client that opens many connections
+   * at once with credentials not yet remembered costs one comparison, not one per
+   * request, and every request waits for that one. A different password or a changed hash
+   * is another key, so no result is ever handed to credentials it was not computed for.
+   */
+  compareOnce(key: string, passwordHash: string | null, compare: () => Promise<boolean>): Promise<boolean> {
+    return coalesceAsync(`${key}\n${passwordHash ?? ''}`, compare);
   }
 
   remember(key: string, userId: number, passwordHash: string): void {

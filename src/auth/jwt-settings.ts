@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 
@@ -7,12 +7,17 @@ export class JwtSettings {
   /** The only algorithm signed and accepted: never `none`, never a public-key algorithm. */
   static readonly ALGORITHM = 'HS256' as const;
 
+  /** The secret as a key object, made once: see JwtStrategy. */
+  readonly key: KeyObject;
+
   private constructor(
     readonly secret: string,
     readonly ttlSeconds: number,
     readonly issuer: string | undefined,
     readonly audience: string | undefined,
-  ) {}
+  ) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   /** Production requires JWT_SECRET (config validation enforces it); elsewhere one is made up. */
   static fromConfig(config: AppConfig): JwtSettings {

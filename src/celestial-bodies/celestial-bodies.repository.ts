@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { Planet } from './entities/planet.entity';
 import { PlanetImage } from './entities/planet-image.entity';
@@ -25,6 +25,25 @@ export type PlanetValues = Pick<
 
 export type SatelliteValues = Pick<Satellite, 'planetId' | 'name' | 'description' | 'diameter' | 'type' | 'orbitalPeriod' | 'distance'>;
 
+/**
+ * A planet as readers get it: its columns, and whether it has an image (never the image).
+ * Its creator comes from the users feature.
+ */
+export type PlanetRecord = PlanetValues & Pick<Planet, 'id' | 'creatorId' | 'updatedAt'> & { hasImage: boolean };
+
+export type SatelliteRecord = Pick<Satellite, 'id' | 'planetId' | 'name' | 'description' | 'diameter' | 'type' | 'orbitalPeriod' | 'distance'>;
+
+// Plain SQL, with columns named as the records' fields, so rows are the records as they come:
+// on a page of planets TypeORM's query building and hydration cost more than the queries.
+const SELECT_PLANETS = `
+  SELECT planet.id, planet.name, planet.description, planet.type, planet.habitability_index AS "habitabilityIndex",
+         planet.mass, planet.radius, planet.gravity, planet.temperature_min AS "temperatureMin",
+         planet.temperature_max AS "temperatureMax", planet.temperature_average AS "temperatureAverage",
+         planet.atmosphere, planet.discovered_at AS "discoveredAt", planet.tags, planet.creator_id AS "creatorId",
+         planet.updated_at AS "updatedAt", image.planet_id IS NOT NULL AS "hasImage"
+    FROM planets planet
+    LEFT JOIN planet_images image ON image.planet_id = planet.id`;
+
 export type NewPlanetImage = Required<Pick<PlanetImage, 'planetId' | 'contentType' | 'byteSize' | 'sha256' | 'data' | 'uploadedAt'>>;
 
 /**
@@ -36,29 +55,31 @@ export class CelestialBodiesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * One query: a page of planets by id, each with its image's metadata. LIMIT/OFFSET are
+   * One query: a page of planets by id, each with whether it has an image. LIMIT/OFFSET are
    * safe here because the join is to-one.
    */
-  findPlanetPage(limit: number, offset: number): Promise<Planet[]> {
-    return this.planetsWithImage().orderBy('planet.id', 'ASC').limit(limit).offset(offset).getMany();
+  findPlanetPage(limit: number, offset: number): Promise<PlanetRecord[]> {
+    return this.dataSource.query(`${SELECT_PLANETS} ORDER BY planet.id LIMIT $1 OFFSET $2`, [limit, offset]);
   }
 
-  countPlanets(): Promise<number> {
-    return this.dataSource.getRepository(Planet).count();
+  async countPlanets(): Promise<number> {
+    const [{ count }]: [{ count: number }] = await this.dataSource.query('SELECT count(*)::int AS count FROM planets');
+    return count;
   }
 
-  /** One query: a planet with its image metadata. */
-  findPlanet(id: number): Promise<Planet | null> {
-    return this.planetsWithImage().where('planet.id = :id', { id }).getOne();
+  async findPlanet(id: number): Promise<PlanetRecord | null> {
+    const rows: PlanetRecord[] = await this.dataSource.query(`${SELECT_PLANETS} WHERE planet.id = $1`, [id]);
+    return rows[0] ?? null;
   }
 
   /** One query for the satellites of any number of planets, in planet order, then oldest first. */
-  findSatellitesOf(planetIds: number[]): Promise<Satellite[]> {
+  findSatellitesOf(planetIds: number[]): Promise<SatelliteRecord[]> {
     if (planetIds.length === 0) return Promise.resolve([]);
-    return this.dataSource.getRepository(Satellite).find({
-      where: { planetId: In(planetIds) },
-      order: { planetId: 'ASC', id: 'ASC' },
-    });
+    return this.dataSource.query(
+      `SELECT id, planet_id AS "planetId", name, description, diameter, type, orbital_period AS "orbitalPeriod", distance
+         FROM satellites WHERE planet_id = ANY($1) ORDER BY planet_id, id`,
+      [planetIds],
+    );
   }
 
   findPlanetCreatorId(id: number): Promise<Pick<Planet, 'id' | 'creatorId'> | null> {
@@ -117,12 +138,5 @@ export class CelestialBodiesRepository {
 
   async hasAnyPlanet(manager: EntityManager): Promise<boolean> {
     return manager.getRepository(Planet).exists();
-  }
-
-  private planetsWithImage(): SelectQueryBuilder<Planet> {
-    return this.dataSource
-      .getRepository(Planet)
-      .createQueryBuilder('planet')
-      .leftJoinAndMapOne('planet.image', PlanetImage, 'image', 'image.planet_id = planet.id');
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { type UserProfile, UsersService } from '../users/users.service';
-import { CelestialBodiesRepository } from './celestial-bodies.repository';
+import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
 import { NotPlanetCreatorError, OrbitedPlanetNotFoundError, PlanetImageNotFoundError, PlanetNotFoundError } from './celestial-bodies.errors';
 import { toPlanetValues, type PlanetBodyInputDto, type PlanetInputDto } from './dto/planet-input.dto';
 import type { SatelliteInputDto } from './dto/satellite-input.dto';
@@ -12,8 +12,8 @@ import type { Satellite } from './entities/satellite.entity';
 import type { ReceivedImage } from './image-upload';
 
 export interface PlanetWithSatellites {
-  planet: Planet;
-  satellites: Satellite[];
+  planet: PlanetRecord;
+  satellites: SatelliteRecord[];
   creator: UserProfile;
 }
 
@@ -35,10 +35,9 @@ export class CelestialBodiesService {
     private readonly users: UsersService,
   ) {}
 
-  /** Four queries whatever the page size: the page, the count, the satellites, the creators. */
+  /** Four queries whatever the page size: the page and the count, then the satellites and the creators. */
   async listPlanets(limit: number, offset: number): Promise<PlanetPage> {
-    const planets = await this.repository.findPlanetPage(limit, offset);
-    const total = await this.repository.countPlanets();
+    const [planets, total] = await Promise.all([this.repository.findPlanetPage(limit, offset), this.repository.countPlanets()]);
     return { items: await this.withSatellitesAndCreators(planets), total };
   }
 
@@ -134,12 +133,12 @@ export class CelestialBodiesService {
   }
 
   /** Two queries for any number of planets: their satellites, and their creators (from the users feature). */
-  private async withSatellitesAndCreators(planets: Planet[]): Promise<PlanetWithSatellites[]> {
+  private async withSatellitesAndCreators(planets: PlanetRecord[]): Promise<PlanetWithSatellites[]> {
     const [satellites, creators] = await Promise.all([
       this.repository.findSatellitesOf(planets.map((p) => p.id)),
       this.users.findProfiles(planets.map((p) => p.creatorId)),
     ]);
-    const byPlanet = new Map<number, Satellite[]>();
+    const byPlanet = new Map<number, SatelliteRecord[]>();
     for (const satellite of satellites) {
       const list = byPlanet.get(satellite.planetId);
       if (list) list.push(satellite);
@@ -152,4 +151,5 @@ export class CelestialBodiesService {
       return { planet, satellites: byPlanet.get(planet.id) ?? [], creator };
     });
   }
+
 }

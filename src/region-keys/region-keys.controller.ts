@@ -17,8 +17,9 @@ export class RegionKeysController {
   @Get('regions/me')
   @ApiOperation({ summary: 'Get your region', description: 'The region of the API key that authenticates the request, with its active keys (oldest first).' })
   @ApiOkResponse({ type: RegionDto })
-  async getMyRegion(@CurrentRegion() caller: RegionPrincipal): Promise<RegionDto> {
-    return RegionDto.from(await this.regionKeys.getRegion(caller.regionId));
+  getMyRegion(@CurrentRegion() caller: RegionPrincipal): RegionDto {
+    // Read with the key itself, in the query that accepted it (see RegionKeysService.authenticate).
+    return RegionDto.from(caller.region);
   }
 
   @Post('region/api-keys')

@@ -1,63 +1,93 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { ApiKey } from './entities/api-key.entity';
 import { Region } from './entities/region.entity';
 
-export interface ActiveKeyLookup {
-  id: string;
-  regionId: string;
-  lastUsedAt: Date | null;
-}
+/** A key as its region's holders see it (never its hash). */
+export type ApiKeyRecord = Pick<ApiKey, 'id' | 'description' | 'tokenPreview' | 'createdAt' | 'updatedAt' | 'lastUsedAt'>;
 
+export type RegionRecord = Pick<Region, 'id' | 'name' | 'createdAt' | 'updatedAt'>;
+
+/** An active key found by its hash, with its region and the region's active keys. */
+export interface KeyWithRegion {
+  apiKeyId: string;
+  lastUsedAt: Date | null;
+  region: RegionRecord;
+  /** Oldest first; the key itself is among them. */
+  apiKeys: ApiKeyRecord[];
+}
 
 export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description'>;
 
+const API_KEY_COLUMNS = `id, description, token_preview AS "tokenPreview", created_at AS "createdAt", updated_at AS "updatedAt",
+  last_used_at AS "lastUsedAt"`;
+
+// The presented key by its hash (unique index), its region (primary key) and the region's
+// active keys (partial index on region_id, created_at): one round trip, every row one key
+// of the region. An inner join is enough: the presented key is one of the active keys.
+const KEY_WITH_REGION = `
+  SELECT presented.id AS "presentedId", presented.last_used_at AS "presentedLastUsedAt",
+         region.id AS "regionId", region.name AS "regionName", region.created_at AS "regionCreatedAt",
+         region.updated_at AS "regionUpdatedAt",
+         key.id, key.description, key.token_preview AS "tokenPreview", key.created_at AS "createdAt",
+         key.updated_at AS "updatedAt", key.last_used_at AS "lastUsedAt"
+    FROM api_keys presented
+    JOIN regions region ON region.id = presented.region_id
+    JOIN api_keys key ON key.region_id = presented.region_id AND key.revoked_at IS NULL
+   WHERE presented.token_hash = $1 AND presented.revoked_at IS NULL
+   ORDER BY key.created_at, key.id`;
+
+interface KeyWithRegionRow extends ApiKeyRecord {
+  presentedId: string;
+  presentedLastUsedAt: Date | null;
+  regionId: string;
+  regionName: string;
+  regionCreatedAt: Date;
+  regionUpdatedAt: Date;
+}
+
 /**
  * All SQL of the region-keys feature. Methods that take an EntityManager are meant to run
- * inside the caller's transaction; the others use the pool.
+ * inside the caller's transaction; the others use the pool. The reads and writes of
+ * requests are plain SQL returning plain objects; TypeORM's query building and entity
+ * hydration cost more than the queries themselves on these paths.
  */
 @Injectable()
 export class RegionKeysRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** One indexed lookup; the hot path of every request with a region API key. */
-  findActiveKeyByHash(tokenHash: string): Promise<ActiveKeyLookup | null> {
-    return this.dataSource.getRepository(ApiKey).findOne({
-      select: { id: true, regionId: true, lastUsedAt: true },
-      where: { tokenHash, revokedAt: IsNull() },
-    });
+  /** The hot path of every request with a region API key. */
+  async findActiveKeyWithRegion(tokenHash: string): Promise<KeyWithRegion | null> {
+    const rows: KeyWithRegionRow[] = await this.dataSource.query(KEY_WITH_REGION, [tokenHash]);
+    if (rows.length === 0) return null;
+    const [first] = rows;
+    return {
+      apiKeyId: first.presentedId,
+      lastUsedAt: first.presentedLastUsedAt,
+      region: { id: first.regionId, name: first.regionName, createdAt: first.regionCreatedAt, updatedAt: first.regionUpdatedAt },
+      apiKeys: rows.map(({ id, description, tokenPreview, createdAt, updatedAt, lastUsedAt }) => ({
+        id,
+        description,
+        tokenPreview,
+        createdAt,
+        updatedAt,
+        lastUsedAt,
+      })),
+    };
   }
 
   /**
-   * Sets lastUsedAt unless another request (on any instance) already did since `staleBefore`.
+   * Sets lastUsedAt unless another request (on any instance) already did since
+   * `staleBefore`. Resolves to the time written, or null when there was nothing to do.
    */
-  async touchLastUsed(keyId: string, now: Date, staleBefore: Date): Promise<void> {
-    await this.dataSource
-      .createQueryBuilder()
-      .update(ApiKey)
-      .set({ lastUsedAt: now, updatedAt: () => '"updated_at"' })
-      .where('id = :keyId', { keyId })
-      .andWhere('(last_used_at IS NULL OR last_used_at < :staleBefore)', { staleBefore })
-      .execute();
-  }
-
-  /**
-   * The region and its active keys, oldest first, in one query: a LEFT JOIN, so a region
-   * whose keys are all revoked still comes back (with none).
-   */
-  async findRegionWithActiveKeys(regionId: string): Promise<{ region: Region; apiKeys: ApiKey[] } | null> {
-    const rows = await this.dataSource
-      .getRepository(Region)
-      .createQueryBuilder('region')
-      .leftJoinAndMapMany('region.apiKeys', ApiKey, 'key', 'key.region_id = region.id AND key.revoked_at IS NULL')
-      .where('region.id = :regionId', { regionId })
-      .orderBy('key.created_at', 'ASC')
-      .addOrderBy('key.id', 'ASC')
-      .getOne();
-    if (!rows) return null;
-    const { apiKeys, ...region } = rows as Region & { apiKeys: ApiKey[] };
-    return { region: Object.assign(new Region(), region), apiKeys };
+  async touchLastUsed(keyId: string, now: Date, staleBefore: Date): Promise<Date | null> {
+    const [rows]: [{ lastUsedAt: Date }[], number] = await this.dataSource.query(
+      `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)
+       RETURNING last_used_at AS "lastUsedAt"`,
+      [keyId, now, staleBefore],
+    );
+    return rows[0]?.lastUsedAt ?? null;
   }
 
   listRegions(): Promise<Region[]> {
@@ -76,27 +106,41 @@ export class RegionKeysRepository {
   /**
    * SELECT ... FOR UPDATE on the region row alone (no joins: PostgreSQL refuses FOR UPDATE
    * on the nullable side of an outer join). Every change to a region's set of keys takes
-   * this lock first, so such changes to one region run one after another.
+   * this lock first, so such changes to one region run one after another. False when the
+   * region does not exist.
    */
-  lockRegion(manager: EntityManager, regionId: string): Promise<Region | null> {
-    return manager.getRepository(Region).findOne({ where: { id: regionId }, lock: { mode: 'pessimistic_write' } });
+  async lockRegion(manager: EntityManager, regionId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT id FROM regions WHERE id = $1 FOR UPDATE', [regionId]);
+    return rows.length > 0;
   }
 
-  countActiveKeys(manager: EntityManager, regionId: string): Promise<number> {
-    return manager.getRepository(ApiKey).countBy({ regionId, revokedAt: IsNull() });
+  async countActiveKeys(manager: EntityManager, regionId: string): Promise<number> {
+    const [{ count }]: [{ count: number }] = await manager.query(
+      'SELECT count(*)::int AS count FROM api_keys WHERE region_id = $1 AND revoked_at IS NULL',
+      [regionId],
+    );
+    return count;
   }
 
-  findActiveKeyInRegion(manager: EntityManager, keyId: string, regionId: string): Promise<ApiKey | null> {
-    return manager.getRepository(ApiKey).findOneBy({ id: keyId, regionId, revokedAt: IsNull() });
+  async hasActiveKeyInRegion(manager: EntityManager, keyId: string, regionId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM api_keys WHERE id = $1 AND region_id = $2 AND revoked_at IS NULL', [
+      keyId,
+      regionId,
+    ]);
+    return rows.length > 0;
   }
 
   async revokeKey(manager: EntityManager, keyId: string, at: Date): Promise<void> {
-    await manager.getRepository(ApiKey).update({ id: keyId, revokedAt: IsNull() }, { revokedAt: at });
+    await manager.query('UPDATE api_keys SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL', [keyId, at]);
   }
 
-  insertKey(manager: EntityManager, key: NewApiKey): Promise<ApiKey> {
-    const repo = manager.getRepository(ApiKey);
-    return repo.save(repo.create({ ...key, lastUsedAt: null, revokedAt: null }));
+  async insertKey(manager: EntityManager, key: NewApiKey): Promise<ApiKeyRecord> {
+    const [row]: [ApiKeyRecord] = await manager.query(
+      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description) VALUES ($1, $2, $3, $4, $5)
+       RETURNING ${API_KEY_COLUMNS}`,
+      [key.id, key.regionId, key.tokenHash, key.tokenPreview, key.description],
+    );
+    return row;
   }
 
   insertRegion(manager: EntityManager, region: Pick<Region, 'id' | 'name'>): Promise<Region> {

@@ -3,25 +3,30 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
-import { ApiKey } from './entities/api-key.entity';
 import { Region } from './entities/region.entity';
 import { ApiKeyLimitError, ApiKeyNotFoundError, LastApiKeyError, RegionNotFoundError } from './region-keys.errors';
-import { RegionKeysRepository } from './region-keys.repository';
+import { type ApiKeyRecord, type KeyWithRegion, RegionKeysRepository, type RegionRecord } from './region-keys.repository';
+
+export interface RegionWithKeys {
+  region: RegionRecord;
+  /** Active keys, oldest first. */
+  apiKeys: ApiKeyRecord[];
+}
 
 /** Who is calling, once an API key has been accepted. */
 export interface RegionPrincipal {
   regionId: string;
   apiKeyId: string;
-}
-
-export interface RegionWithKeys {
-  region: Region;
-  apiKeys: ApiKey[];
+  /**
+   * The caller's region with its active keys, read by the same query that accepted the
+   * key (as of that moment, for this request only: nothing outlives the request).
+   */
+  region: RegionWithKeys;
 }
 
 /** A key just created: the row, and the secret that exists only in this one response. */
 export interface IssuedApiKey {
-  apiKey: ApiKey;
+  apiKey: ApiKeyRecord;
   key: string;
 }
 
@@ -35,20 +40,16 @@ export class RegionKeysService {
 
   /**
    * Resolves a presented key to its region, or null. Malformed keys never reach the
-   * database. No result is cached, so a revoked key stops working at once everywhere.
+   * database. One query finds the key and reads its region with the region's keys. No
+   * result is cached, so a revoked key stops working at once everywhere.
    */
   async authenticate(presentedKey: string): Promise<RegionPrincipal | null> {
     if (!isWellFormedApiKey(presentedKey)) return null;
-    const key = await this.repository.findActiveKeyByHash(hashApiKey(presentedKey));
-    if (!key) return null;
-    await this.recordUse(key.id, key.lastUsedAt);
-    return { regionId: key.regionId, apiKeyId: key.id };
-  }
-
-  async getRegion(regionId: string): Promise<RegionWithKeys> {
-    const found = await this.repository.findRegionWithActiveKeys(regionId);
-    if (!found) throw new RegionNotFoundError(regionId);
-    return found;
+    const found = await this.repository.findActiveKeyWithRegion(hashApiKey(presentedKey));
+    if (!found) return null;
+    await this.recordUse(found);
+    const { apiKeyId, region, apiKeys } = found;
+    return { regionId: region.id, apiKeyId, region: { region, apiKeys } };
   }
 
   listRegions(): Promise<Region[]> {
@@ -57,8 +58,7 @@ export class RegionKeysService {
 
   createKey(regionId: string, description: string | null): Promise<IssuedApiKey> {
     return this.dataSource.transaction(async (manager) => {
-      const region = await this.repository.lockRegion(manager, regionId);
-      if (!region) throw new RegionNotFoundError(regionId);
+      if (!(await this.repository.lockRegion(manager, regionId))) throw new RegionNotFoundError(regionId);
       const limit = this.config.MAX_API_KEYS_PER_REGION;
       if ((await this.repository.countActiveKeys(manager, regionId)) >= limit) throw new ApiKeyLimitError(limit);
       return this.issueKey(manager, regionId, description);
@@ -73,8 +73,7 @@ export class RegionKeysService {
   async revokeKey(regionId: string, keyId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       await this.repository.lockRegion(manager, regionId);
-      const key = await this.repository.findActiveKeyInRegion(manager, keyId, regionId);
-      if (!key) throw new ApiKeyNotFoundError();
+      if (!(await this.repository.hasActiveKeyInRegion(manager, keyId, regionId))) throw new ApiKeyNotFoundError();
       if ((await this.repository.countActiveKeys(manager, regionId)) <= 1) throw new LastApiKeyError();
       await this.repository.revokeKey(manager, keyId, new Date());
     });
@@ -124,10 +123,13 @@ export class RegionKeysService {
     return { apiKey, key };
   }
 
-  private async recordUse(keyId: string, lastUsedAt: Date | null): Promise<void> {
+  /** Moves lastUsedAt at most once per resolution period; the answer shows the time written. */
+  private async recordUse(found: KeyWithRegion): Promise<void> {
     const now = new Date();
     const staleBefore = new Date(now.getTime() - this.config.API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000);
-    if (lastUsedAt && lastUsedAt >= staleBefore) return;
-    await this.repository.touchLastUsed(keyId, now, staleBefore);
+    if (found.lastUsedAt && found.lastUsedAt >= staleBefore) return;
+    const written = await this.repository.touchLastUsed(found.apiKeyId, now, staleBefore);
+    const presented = found.apiKeys.find((key) => key.id === found.apiKeyId);
+    if (written && presented) presented.lastUsedAt = written;
   }
 }

@@ -10,14 +10,16 @@ import { PASSWORD_MAX_BYTES, utf8Length } from './password-policy';
  */
 @Injectable()
 export class PasswordHasher implements OnModuleInit {
-  private dummyHash: string;
+  private dummyHash: Promise<string>;
 
   constructor(private readonly config: AppConfig) {}
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     // Compared against when the email is unknown, so that answer takes as long as a wrong
     // password for a real account. Same cost as real hashes, or the timing would differ.
-    this.dummyHash = await bcrypt.hash(randomBytes(24).toString('base64'), this.config.BCRYPT_COST);
+    // Made on the thread pool while the server starts, not waited for: start-up does not
+    // take the time of a hash; a comparison arriving before it is ready waits for it.
+    this.dummyHash = bcrypt.hash(randomBytes(24).toString('base64'), this.config.BCRYPT_COST);
   }
 
   async hash(password: string): Promise<string> {
@@ -30,7 +32,7 @@ export class PasswordHasher implements OnModuleInit {
     // bcrypt would compare only the first 72 bytes and so accept a longer "password".
     if (utf8Length(password) > PASSWORD_MAX_BYTES) return false;
     if (hash === null) {
-      await bcrypt.compare(password, this.dummyHash);
+      await bcrypt.compare(password, await this.dummyHash);
       return false;
     }
     return bcrypt.compare(password, hash);

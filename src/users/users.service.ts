@@ -4,7 +4,7 @@ import { normalizeEmail } from './email';
 import type { User } from './entities/user.entity';
 import { PasswordHasher } from './password-hasher';
 import { EmailTakenError } from './users.errors';
-import { UsersRepository } from './users.repository';
+import { type UserCredentials, type UserIdentity, UsersRepository } from './users.repository';
 
 // The users feature's records, as its service hands them out.
 export type { User };
@@ -35,11 +35,11 @@ export class UsersService {
     return user;
   }
 
-  findByEmail(email: string): Promise<User | null> {
+  findByEmail(email: string): Promise<UserCredentials | null> {
     return this.repository.findByEmail(normalizeEmail(email));
   }
 
-  findById(id: number): Promise<User | null> {
+  findById(id: number): Promise<UserIdentity | null> {
     return this.repository.findById(id);
   }
 

@@ -47,7 +47,7 @@ describe(CelestialBodiesService.name, () => {
 
   beforeEach(() => {
     ({ sut, repository, manager } = newCelestialBodiesServiceTest());
-    repository.findPlanet.mockResolvedValue(newPlanet());
+    repository.findPlanet.mockResolvedValue(Object.assign(newPlanet(), { hasImage: false }));
     repository.findSatellitesOf.mockResolvedValue([]);
   });
 

@@ -31,13 +31,13 @@ describe(RegionKeysService.name, () => {
   beforeEach(() => {
     ({ sut, repository, manager } = newRegionKeysServiceTest());
     region = newRegion();
-    repository.lockRegion.mockResolvedValue(region);
+    repository.lockRegion.mockResolvedValue(true);
   });
 
   describe('revokeKey: a region keeps at least one active key', () => {
     it('refuses to revoke the only active key, and revokes nothing', async () => {
       const only = newKey(region.id);
-      repository.findActiveKeyInRegion.mockResolvedValue(only);
+      repository.hasActiveKeyInRegion.mockResolvedValue(true);
       repository.countActiveKeys.mockResolvedValue(1);
 
       await expect(sut.revokeKey(region.id, only.id)).rejects.toBeInstanceOf(LastApiKeyError);
@@ -46,7 +46,7 @@ describe(RegionKeysService.name, () => {
 
     it('revokes a key when another active key remains', async () => {
       const key = newKey(region.id);
-      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      repository.hasActiveKeyInRegion.mockResolvedValue(true);
       repository.countActiveKeys.mockResolvedValue(2);
 
       await sut.revokeKey(region.id, key.id);
@@ -57,7 +57,7 @@ describe(RegionKeysService.name, () => {
 
     it('locks the region row before counting its keys, in the transaction that revokes', async () => {
       const key = newKey(region.id);
-      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      repository.hasActiveKeyInRegion.mockResolvedValue(true);
       repository.countActiveKeys.mockResolvedValue(2);
 
       await sut.revokeKey(region.id, key.id);
@@ -72,23 +72,23 @@ describe(RegionKeysService.name, () => {
     // query. Here: whatever the reason the lookup finds nothing, the answer is the same.
     it('answers not-found, and revokes nothing, for a key that is not active in the caller\'s region', async () => {
       const keyId = randomUUID();
-      repository.findActiveKeyInRegion.mockResolvedValue(null);
+      repository.hasActiveKeyInRegion.mockResolvedValue(false);
       repository.countActiveKeys.mockResolvedValue(2);
 
       await expect(sut.revokeKey(region.id, keyId)).rejects.toBeInstanceOf(ApiKeyNotFoundError);
-      expect(repository.findActiveKeyInRegion).toHaveBeenCalledWith(manager, keyId, region.id);
+      expect(repository.hasActiveKeyInRegion).toHaveBeenCalledWith(manager, keyId, region.id);
       expect(repository.revokeKey).not.toHaveBeenCalled();
     });
 
     it('lets a key revoke itself when another remains', async () => {
       const secret = generateApiKey();
       const own = newKey(region.id);
-      repository.findActiveKeyByHash.mockResolvedValue({ id: own.id, regionId: region.id, lastUsedAt: new Date() });
-      repository.findActiveKeyInRegion.mockResolvedValue(own);
+      repository.findActiveKeyWithRegion.mockResolvedValue({ apiKeyId: own.id, lastUsedAt: new Date(), region, apiKeys: [own] });
+      repository.hasActiveKeyInRegion.mockResolvedValue(true);
       repository.countActiveKeys.mockResolvedValue(2);
 
       const caller = await sut.authenticate(secret);
-      expect(caller).toEqual({ regionId: region.id, apiKeyId: own.id });
+      expect(caller).toMatchObject({ regionId: region.id, apiKeyId: own.id });
       await sut.revokeKey(caller!.regionId, caller!.apiKeyId);
 
       expect(repository.revokeKey).toHaveBeenCalledWith(manager, own.id, expect.any(Date));
@@ -129,7 +129,7 @@ describe(RegionKeysService.name, () => {
     });
 
     it('answers not-found for a region that does not exist', async () => {
-      repository.lockRegion.mockResolvedValue(null);
+      repository.lockRegion.mockResolvedValue(false);
 
       await expect(sut.createKey(region.id, null)).rejects.toBeInstanceOf(RegionNotFoundError);
       expect(repository.insertKey).not.toHaveBeenCalled();

@@ -24,7 +24,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   ) {
     super({
       jwtFromRequest: bearerToken,
-      secretOrKey: settings.secret,
+      // A key object, not the secret string: given a string, jsonwebtoken first tries to
+      // read it as a public key (which throws) and then makes a secret key of it, on every
+      // request. passport-jwt hands the key to jsonwebtoken as it is; its types predate KeyObject.
+      secretOrKey: settings.key as unknown as Buffer,
       // An explicit list: a token naming any other algorithm ("none" included) is refused.
       algorithms: [JwtSettings.ALGORITHM],
       ignoreExpiration: false,

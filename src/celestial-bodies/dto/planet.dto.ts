@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { UserDto } from '../../users/dto/user.dto';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import type { PlanetWithSatellites } from '../celestial-bodies.service';
-import type { Planet } from '../entities/planet.entity';
 import { AtmosphereComponentDto, PhysicalPropertiesDto, type TemperatureDto } from './planet-properties.dto';
 import { present, SatelliteDto } from './satellite.dto';
 
@@ -68,7 +67,7 @@ export class PlanetDto {
       ...present('physicalProperties', physicalPropertiesOf(planet)),
       atmosphere: planet.atmosphere.map(({ compound, percentage }) => ({ compound, percentage })),
       ...present('discoveredAt', planet.discoveredAt?.toISOString()),
-      image: planet.image ? planetImagePath(planet.id) : null,
+      image: planet.hasImage ? planetImagePath(planet.id) : null,
       satellites: satellites.map((s) => SatelliteDto.from(s, ref)),
       creator: UserDto.from(creator),
       tags: planet.tags,
@@ -77,7 +76,7 @@ export class PlanetDto {
   }
 }
 
-function physicalPropertiesOf(planet: Planet): PhysicalPropertiesDto | null {
+function physicalPropertiesOf(planet: PlanetWithSatellites['planet']): PhysicalPropertiesDto | null {
   const temperature: TemperatureDto = {
     ...present('min', planet.temperatureMin),
     ...present('max', planet.temperatureMax),

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
-import type { Satellite } from '../entities/satellite.entity';
+import type { SatelliteRecord } from '../celestial-bodies.repository';
 
 /**
  * The planet a satellite orbits, by id and name. (The Galaxy puts a whole Planet here; with
@@ -48,7 +48,7 @@ export class SatelliteDto {
   @ApiProperty({ type: () => OrbitDto })
   orbit: OrbitDto;
 
-  static from(satellite: Satellite, planet: PlanetRefDto): SatelliteDto {
+  static from(satellite: SatelliteRecord, planet: PlanetRefDto): SatelliteDto {
     return {
       id: satellite.id,
       name: satellite.name,

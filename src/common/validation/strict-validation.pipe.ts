@@ -56,6 +56,9 @@ export class StrictValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Custom parameter decorators hand over what the server made (the authenticated
+    // caller, a parsed id), not client input.
+    if (metadata.type === 'custom') return value;
     const validatesClass = metadata.metatype !== undefined && this.toValidate(metadata);
     if (metadata.type === 'body' && validatesClass) {
       if (value === undefined) value = {};

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { ApiKey } from '../entities/api-key.entity';
+import type { ApiKeyRecord } from '../region-keys.repository';
 
 /** An existing key, as clients see it: never the key itself, never its hash. */
 export class ApiKeyDto {
@@ -27,7 +27,7 @@ export class ApiKeyDto {
   })
   lastUsedAt: string | null;
 
-  static from(key: ApiKey): ApiKeyDto {
+  static from(key: ApiKeyRecord): ApiKeyDto {
     return {
       id: key.id,
       description: key.description,
@@ -46,7 +46,7 @@ export class CreatedApiKeyDto extends ApiKeyDto {
   })
   key: string;
 
-  static fromIssued(apiKey: ApiKey, key: string): CreatedApiKeyDto {
+  static fromIssued(apiKey: ApiKeyRecord, key: string): CreatedApiKeyDto {
     return { ...ApiKeyDto.from(apiKey), key };
   }
 }

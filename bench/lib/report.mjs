@@ -1,0 +1,95 @@
+// Medians, the targets of the issue, and the Markdown that goes into bench/RESULTS.md.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+export const median = (values) => {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+const int = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+const ms = (n) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : '–');
+const ratio = (n) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+
+/** Medians of one side's rounds. */
+export function summarise(rounds) {
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+/**
+ * The ratio of a scenario: the median of the per-round ratios. Rounds alternate the two
+ * servers back to back, so a burst of other work on the machine weighs on both sides of a
+ * round; the median then drops the round it hit hardest.
+ */
+export const roundRatio = (service, other) => median(service.map((s, i) => s.rps / other[i]?.rps));
+
+export function scenarioTable(rows) {
+  const lines = [
+    '| # | scenario | service req/s | p50 ms | p99 ms | compared with | req/s | p50 ms | p99 ms | ratio | non-2xx / errors (service) |',
+    '| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const { scenario, service, other, ratio: r } of rows) {
+    const s = summarise(service);
+    const o = summarise(other);
+    lines.push(
+      `| ${scenario.id} | ${scenario.name} | ${int(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${scenario.against} | ${int(o.rps)} | ${ms(o.p50)} | ${ms(o.p99)} | ${ratio(r)} | ${s.non2xx} / ${s.errors} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * `value` against `target` (`atLeast` or `atMost`); margin as a signed difference, and as
+ * a share of the target when it is missed.
+ */
+export function check(name, measured, { atLeast, atMost, unit = '', digits = 2 }) {
+  const fmt = (n) => `${n.toFixed(digits)}${unit}`;
+  if (!Number.isFinite(measured)) return { name, measured: 'not measured', target: '', met: '–', margin: '' };
+  const target = atLeast ?? atMost;
+  const met = atLeast !== undefined ? measured >= atLeast : measured <= atMost;
+  const diff = atLeast !== undefined ? measured - atLeast : atMost - measured;
+  const margin = met ? `+${fmt(Math.abs(diff))}` : `missed by ${fmt(Math.abs(diff))} (${Math.round((Math.abs(diff) / Math.abs(target)) * 100)}%)`;
+  return { name, measured: fmt(measured), target: `${atLeast !== undefined ? '≥' : '≤'} ${fmt(target)}`, met: met ? 'met' : '**missed**', margin };
+}
+
+export function targetTable(checks) {
+  return [
+    '| target | measured | wanted | | margin |',
+    '| --- | ---: | ---: | --- | --- |',
+    ...checks.map((c) => `| ${c.name} | ${c.measured} | ${c.target} | ${c.met} | ${c.margin} |`),
+  ].join('\n');
+}
+
+export function keyValueTable(pairs) {
+  return ['| measurement | value |', '| --- | --- |', ...pairs.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
+}
+
+export const fmt = { int, ms, ratio };
+
+/**
+ * Replaces the section `## <label>` of the results file (up to the next `## `), or adds it
+ * at the end; whatever else the file says (other runs, notes) stays as it is.
+ */
+export function writeSection(path, label, body, intro) {
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : `${intro.trim()}\n`;
+  const heading = `## ${label}`;
+  const section = `${heading}\n\n${body.trim()}\n`;
+  const start = text.split('\n').findIndex((line) => line === heading);
+  let out;
+  if (start < 0) {
+    out = `${text.trimEnd()}\n\n${section}`;
+  } else {
+    const lines = text.split('\n');
+    let end = lines.findIndex((line, i) => i > start && line.startsWith('## '));
+    if (end < 0) end = lines.length;
+    out = [...lines.slice(0, start), ...section.split('\n'), ...lines.slice(end)].join('\n');
+  }
+  writeFileSync(path, `${out.trimEnd()}\n`);
+}

@@ -1,0 +1,328 @@
+// `npm run bench`: the built service (production mode) against a hand-written reference
+// (bench/reference-server.mjs) and a bare hello, on the PostgreSQL and Redis of this
+// machine, with the load coming from other processes (bench/load). Prints a table and
+// writes it into bench/RESULTS.md under `## <BENCH_LABEL>`.
+//
+//   npm run bench
+//   BENCH_LABEL=After npm run bench           section of RESULTS.md to (re)write (default: Latest run)
+//   BENCH_SCENARIOS=1,3,5 npm run bench       some scenarios only (no RESULTS.md then)
+//   BENCH_PROFILE=1 npm run bench             CPU profile of the service under scenarios 1, 3, 5 (or BENCH_SCENARIOS)
+//   BENCH_ROUNDS=5 BENCH_SECONDS=2 BENCH_CONNECTIONS=32 BENCH_LOAD=wrk|autocannon
+//   DATABASE_URL=postgres://…  REDIS_URL=redis://…   (defaults: this machine's)
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
+import { pickLoadGenerator } from './load/index.mjs';
+import { rssMb, startNode } from './lib/processes.mjs';
+import { check, fmt, keyValueTable, median, roundRatio, scenarioTable, summarise, targetTable, writeSection } from './lib/report.mjs';
+import { fillRegion, revokeFlowLeftovers, seedOtherKeys, seedPlanets, signUp, withClient } from './lib/seed.mjs';
+import { summariseProfile } from './lib/profile-summary.mjs';
+
+const env = process.env;
+const SECONDS = Number(env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 5);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
+const WARMUP_SECONDS = 1;
+const PROFILE = Boolean(env.BENCH_PROFILE);
+const SELECTED = env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()) ?? (PROFILE ? ['1', '3', '5'] : null);
+const LABEL = env.BENCH_LABEL ?? 'Latest run';
+const PLANETS = 10_000;
+const OTHER_KEYS = 100_000;
+const INTRO = `
+# Benchmark results
+
+Written by \`npm run bench\` (see bench/run.mjs for what each scenario does). The service runs
+built, in production mode, on this machine's PostgreSQL and Redis; the reference is
+bench/reference-server.mjs (bare Fastify + pg, the same SQL and JSON); the load comes from
+other processes (wrk where installed, else autocannon). Figures are medians of the rounds;
+a ratio is the median of the per-round ratios of the service to what it is compared with,
+measured back to back. The machine is shared, so absolute figures move between runs: the
+ratios of one run are what to compare.
+`;
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const resultsFile = join(root, 'bench/RESULTS.md');
+
+const serverUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `bench_${randomBytes(4).toString('hex')}`;
+const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
+const load = pickLoadGenerator();
+const log = (line) => console.log(line);
+
+/** The service's settings, as production would have them. */
+const serviceEnv = (overrides = {}) => ({
+  NODE_ENV: 'production',
+  JWT_SECRET: jwtSecret,
+  DATABASE_URL: databaseUrl,
+  REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_KEY_PREFIX: `${dbName}:`,
+  LOG_LEVEL: 'warn',
+  INITIAL_REGION_API_KEY: initialKey,
+  SEED_SAMPLE_DATA: 'false',
+  ...overrides,
+});
+const jwtSecret = randomBytes(32).toString('hex');
+const initialKey = generateApiKey();
+// The service starts as `npm start` starts it: `npm run serve`, `node <V8 settings> dist/src/main.js`.
+const serveFlags = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.serve.split(/\s+/).slice(1, -1);
+const startService = (overrides = {}, nodeArgs = []) =>
+  startNode({ args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')], env: serviceEnv(overrides) });
+
+const started = [];
+const tempDirs = [];
+async function cleanup() {
+  await Promise.allSettled(started.map((p) => p.stop()));
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  await withClient(serverUrl, (db) => db.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)).catch(() => {});
+}
+const keep = (proc) => (started.push(proc), proc);
+
+/** Drives `base + path` (or a scenario's flow) for `seconds`. */
+const drive = (base, scenario, seconds) =>
+  load.run({ url: base + scenario.path, seconds, connections: CONNECTIONS, headers: scenario.headers?.() ?? {}, flow: scenario.flow });
+
+try {
+  const benchStart = performance.now();
+  await withClient(serverUrl, (db) => db.query(`CREATE DATABASE "${dbName}"`));
+  const service = keep(await startService());
+  const firstStartMs = service.startupMs;
+
+  // Data: a region with 5 keys, a user with a token, 10,000 planets with 2 satellites each.
+  const { regionId, last } = await fillRegion(service.url, initialKey, 5);
+  const mainKey = last.key;
+  const user = await signUp(service.url, 'bench@example.com', 'bench password 1', 'Bench');
+  await seedPlanets(databaseUrl, user.id, PLANETS);
+  const referenceEnv = { ...serviceEnv(), DATABASE_POOL_SIZE: '10' };
+
+  const scenarios = [
+    { id: '1', name: 'GET /auth/regions/me (region with 5 keys)', path: '/auth/regions/me', headers: () => ({ 'x-api-key': mainKey }) },
+    {
+      id: '2',
+      name: `same, ${OTHER_KEYS.toLocaleString('en-US')} keys in the table`,
+      path: '/auth/regions/me',
+      headers: () => ({ 'x-api-key': mainKey }),
+      before: () => seedOtherKeys(databaseUrl, OTHER_KEYS),
+    },
+    { id: '3', name: 'GET /me, Bearer', path: '/me', headers: () => ({ authorization: `Bearer ${user.token}` }) },
+    { id: '4', name: 'GET /me, Basic (warm)', path: '/me', headers: () => ({ authorization: user.basic }) },
+    { id: '5', name: `GET /planets?limit=100 (${PLANETS.toLocaleString('en-US')} planets, 2 satellites each)`, path: '/planets?limit=100' },
+    {
+      id: '6',
+      name: 'POST then DELETE /auth/region/api-keys',
+      path: '/auth/region/api-keys',
+      flow: 'create-delete',
+      headers: () => ({ 'x-api-key': mainKey }),
+      after: () => revokeFlowLeftovers(databaseUrl, regionId),
+    },
+    { id: '7a', name: '404 problem: unknown path', path: '/no/such/route', against: 'hello', status: 404 },
+    { id: '7b', name: '401 problem: malformed key', path: '/auth/regions/me', headers: () => ({ 'x-api-key': 'rk_malformed' }), against: 'hello', status: 401 },
+  ]
+    .map((s) => ({ against: 'reference', status: 200, ...s }))
+    .filter((s) => !SELECTED || SELECTED.includes(s.id) || SELECTED.includes(s.id[0]));
+  const hello = { path: '/' };
+
+  if (PROFILE) {
+    await profileScenarios(scenarios);
+  } else {
+    const reference = keep(await startNode({ args: [join(root, 'bench/reference-server.mjs')], env: referenceEnv }));
+    const helloServer = keep(await startNode({ args: [join(root, 'bench/hello-server.mjs')], env: {}, readyPath: '/' }));
+    log(`Load: ${load.name}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per scenario and server; Node ${process.version}; ${cpus()[0].model} x${cpus().length}`);
+    const generatorCheck = await drive(helloServer.url, hello, SECONDS);
+    log(`Load generator check: bare hello at ${fmt.int(generatorCheck.rps)} req/s`);
+
+    const rows = [];
+    for (const scenario of scenarios) {
+      await scenario.before?.();
+      const other = scenario.against === 'hello' ? helloServer : reference;
+      const otherScenario = scenario.against === 'hello' ? hello : scenario;
+      if (!scenario.flow) await expectSameAnswer(scenario, service, other, otherScenario);
+      const run = async (target, s, seconds) => {
+        const result = await drive(target.url, s, seconds);
+        await scenario.after?.();
+        return result;
+      };
+      await run(service, scenario, WARMUP_SECONDS);
+      await run(other, otherScenario, WARMUP_SECONDS);
+      const serviceRounds = [];
+      const otherRounds = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternate who goes first, so neither side always follows the other's load.
+        const pair = round % 2 === 0 ? [true, false] : [false, true];
+        for (const isService of pair) {
+          if (isService) serviceRounds.push(await run(service, scenario, SECONDS));
+          else otherRounds.push(await run(other, otherScenario, SECONDS));
+        }
+      }
+      const row = { scenario, service: serviceRounds, other: otherRounds, ratio: roundRatio(serviceRounds, otherRounds) };
+      rows.push(row);
+      const s = summarise(serviceRounds);
+      log(`  ${scenario.id.padEnd(3)} ${scenario.name.padEnd(58)} ${fmt.int(s.rps).padStart(7)} req/s  p99 ${fmt.ms(s.p99).padStart(6)} ms  ratio ${fmt.ratio(row.ratio)}`);
+    }
+
+    // Leak check: the resident memory after the run, and after the same load once more.
+    const rssAfterRun = rssMb(service.child.pid);
+    for (const scenario of scenarios) {
+      await drive(service.url, scenario, SECONDS);
+      await scenario.after?.();
+    }
+    const rssAfterRepeat = rssMb(service.child.pid);
+
+    const basicBurst = await firstBasicRequests(service.url);
+    const logging = await loggingCost(service, scenarios);
+    const startup = await startupTimes();
+    const fastestService = Math.max(...rows.map((r) => summarise(r.service).rps));
+
+    const byId = (id) => rows.find((r) => r.scenario.id === id);
+    const serviceRps = (id) => (byId(id) ? summarise(byId(id).service).rps : NaN);
+    const ratioOf = (id) => byId(id)?.ratio ?? NaN;
+    const rssGrowth = rssAfterRepeat - rssAfterRun;
+    const checks = [
+      check('1: region, service / reference', ratioOf('1'), { atLeast: 0.8 }),
+      check('2: region among 100,000 keys, service / reference', ratioOf('2'), { atLeast: 0.8 }),
+      check('2 against 1 (service req/s)', serviceRps('2') / serviceRps('1'), { atLeast: 0.9 }),
+      check('3: /me Bearer, service / reference', ratioOf('3'), { atLeast: 0.8 }),
+      check('4 against 3: Basic (warm) / Bearer, service', serviceRps('4') / serviceRps('3'), { atLeast: 0.7 }),
+      check('32 first Basic requests at once: slowest / one alone', basicBurst.slowest / basicBurst.alone, { atMost: 2 }),
+      check('5: planets page, service / reference', ratioOf('5'), { atLeast: 0.6 }),
+      check('6: POST + DELETE, failed requests', byId('6') ? summarise(byId('6').service).non2xx + summarise(byId('6').service).errors : NaN, { atMost: 0, digits: 0 }),
+      check('7a: 404 problem, service / bare hello', ratioOf('7a'), { atLeast: 0.7 }),
+      check('7b: 401 problem, service / bare hello', ratioOf('7b'), { atLeast: 0.7 }),
+      check('LOG_LEVEL=info against warn, unknown path: throughput lost', logging.cheap, { atMost: 0.15 }),
+      check('Resident memory after the run', rssAfterRun, { atMost: 250, unit: ' MB', digits: 0 }),
+      check('Resident memory growth on a repeat', rssGrowth, { atMost: Math.max(10, rssAfterRun * 0.05), unit: ' MB', digits: 0 }),
+      check('Start-up to healthy, PostgreSQL', startup.postgres, { atMost: 1500, unit: ' ms', digits: 0 }),
+      check('Start-up to healthy, existing embedded database', startup.embedded, { atMost: 2000, unit: ' ms', digits: 0 }),
+    ];
+    const other = keyValueTable([
+      ['Load generator check: bare hello', `${fmt.int(generatorCheck.rps)} req/s, ${(generatorCheck.rps / fastestService).toFixed(1)}× the service's fastest scenario (${fmt.int(fastestService)} req/s)`],
+      ['32 first Basic requests of one user at once', `slowest ${fmt.int(basicBurst.slowest)} ms; one first request alone ${fmt.int(basicBurst.alone)} ms; all 200: ${basicBurst.allOk}`],
+      ['LOG_LEVEL=info against warn', `unknown path: ${pct(logging.cheap)} fewer req/s; GET /auth/regions/me: ${pct(logging.region)} fewer`],
+      ['Resident memory of the service', `${fmt.int(rssAfterRun)} MB after the run, ${fmt.int(rssAfterRepeat)} MB after a repeat (${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB)`],
+      ['Start-up to first healthy /health (median of 3)', `PostgreSQL (migrated): ${fmt.int(startup.postgres)} ms; embedded, existing DATA_DIR: ${fmt.int(startup.embedded)} ms; first start on an empty PostgreSQL database (migrations): ${fmt.int(firstStartMs)} ms`],
+    ]);
+    const commit = gitCommit();
+    const body = [
+      `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · Node ${process.version} · ${cpus()[0].model} ×${cpus().length} · commit ${commit} · PostgreSQL ${await serverVersion()} · load: ${load.name}, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${SECONDS} s per scenario and server · whole run ${Math.round((performance.now() - benchStart) / 1000)} s`,
+      scenarioTable(rows),
+      other,
+      targetTable(checks),
+    ].join('\n\n');
+    console.log(`\n${body}\n`);
+    if (SELECTED) log('Some scenarios only: bench/RESULTS.md left as it was.');
+    else {
+      writeSection(resultsFile, LABEL, body, INTRO);
+      log(`Written to bench/RESULTS.md, section "${LABEL}".`);
+    }
+  }
+} finally {
+  await cleanup();
+}
+
+/** Both servers answer the scenario's request alike before either is measured. */
+async function expectSameAnswer(scenario, service, other, otherScenario) {
+  const get = async (target, s) => {
+    const res = await fetch(target.url + s.path, { headers: s.headers?.() ?? {} });
+    return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+  };
+  // Once each first: the first use of a key writes lastUsedAt.
+  await get(service, scenario);
+  await get(other, otherScenario);
+  const [a, b] = [await get(service, scenario), await get(other, otherScenario)];
+  if (a.status !== scenario.status) throw new Error(`Scenario ${scenario.id}: the service answered ${a.status}: ${a.body.slice(0, 300)}`);
+  if (scenario.against === 'reference' && (a.status !== b.status || a.body !== b.body)) {
+    throw new Error(`Scenario ${scenario.id}: the reference answers differently.\nservice:   ${a.status} ${a.body.slice(0, 400)}\nreference: ${b.status} ${b.body.slice(0, 400)}`);
+  }
+}
+
+/**
+ * How long one first Basic request of a user takes alone (a bcrypt comparison and a
+ * little), and how long the slowest of 32 simultaneous first requests of another user takes.
+ */
+async function firstBasicRequests(base) {
+  const timed = async (authorization) => {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/me`, { headers: { authorization } });
+    await res.arrayBuffer();
+    return { ms: performance.now() - t0, ok: res.status === 200 };
+  };
+  const alone = await signUp(base, 'alone@example.com', 'bench password 2', 'Alone');
+  const burst = await signUp(base, 'burst@example.com', 'bench password 3', 'Burst');
+  const single = await timed(alone.basic);
+  const all = await Promise.all(Array.from({ length: 32 }, () => timed(burst.basic)));
+  return { alone: single.ms, slowest: Math.max(...all.map((r) => r.ms)), allOk: single.ok && all.every((r) => r.ok) };
+}
+
+/** Throughput lost at LOG_LEVEL=info, on the unknown path (no database) and on scenario 1. */
+async function loggingCost(warnService, scenarios) {
+  const info = keep(await startService({ LOG_LEVEL: 'info' }));
+  const lost = async (scenario) => {
+    if (!scenario) return NaN;
+    await drive(info.url, scenario, WARMUP_SECONDS);
+    const ratios = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const warn = await drive(warnService.url, scenario, SECONDS);
+      const infoRun = await drive(info.url, scenario, SECONDS);
+      ratios.push(infoRun.rps / warn.rps);
+    }
+    return 1 - median(ratios);
+  };
+  const result = { cheap: await lost(scenarios.find((s) => s.id === '7a')), region: await lost(scenarios.find((s) => s.id === '1')) };
+  await info.stop();
+  return result;
+}
+
+/** Median time from spawn to the first healthy /health: on the migrated server database, and on an embedded one with data. */
+async function startupTimes() {
+  const times = async (overrides) => {
+    const ms = [];
+    for (let i = 0; i < 3; i++) {
+      const proc = await startService(overrides);
+      ms.push(proc.startupMs);
+      await proc.stop();
+    }
+    return median(ms);
+  };
+  const postgres = await times({});
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
+  tempDirs.push(dataDir);
+  const embedded = { DATABASE_URL: '', DATA_DIR: dataDir, SEED_SAMPLE_DATA: 'true' };
+  await (await startService(embedded)).stop(); // creates and fills it
+  return { postgres, embedded: await times(embedded) };
+}
+
+async function profileScenarios(scenarios) {
+  const dir = join(root, 'bench/profiles');
+  mkdirSync(dir, { recursive: true });
+  for (const scenario of scenarios) {
+    await scenario.before?.();
+    const name = `scenario-${scenario.id}.cpuprofile`;
+    const profiled = keep(await startService({}, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`]));
+    await drive(profiled.url, scenario, WARMUP_SECONDS);
+    const result = await drive(profiled.url, scenario, SECONDS * ROUNDS);
+    await scenario.after?.();
+    await profiled.stop();
+    log(`\nScenario ${scenario.id}: ${scenario.name}: ${fmt.int(result.rps)} req/s under the profiler\n${summariseProfile(join(dir, name))}`);
+  }
+}
+
+function gitCommit() {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', 'package.json'], { cwd: root }).toString().trim();
+    return dirty ? `${sha} (with uncommitted changes)` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function serverVersion() {
+  return withClient(serverUrl, async (db) => (await db.query('SHOW server_version')).rows[0].server_version.split(' ')[0]);
+}
+
+function pct(share) {
+  return Number.isFinite(share) ? `${Math.round(share * 100)}%` : '–';
+}

@@ -1,0 +1,66 @@
+import { AuthService } from '../../src/auth/auth.service';
+import { BasicAuthCache } from '../../src/auth/basic-auth-cache';
+import { LoginThrottle } from '../../src/common/rate-limit/login-throttle';
+import { MemoryRateLimitStore } from '../../src/common/rate-limit/memory-rate-limit-store';
+import type { AppConfig } from '../../src/config/app-config';
+import { PasswordHasher } from '../../src/users/password-hasher';
+import type { UsersService } from '../../src/users/users.service';
+
+const config = {
+  BCRYPT_COST: 4,
+  BASIC_AUTH_CACHE_TTL_SECONDS: 300,
+  BASIC_AUTH_CACHE_MAX_ENTRIES: 100,
+  LOGIN_FAILURE_LIMIT: 1000,
+  LOGIN_FAILURE_WINDOW_SECONDS: 60,
+} as AppConfig;
+
+/** AuthService with real bcrypt (cost 4), cache and throttle; the users come from a list. */
+async function setup() {
+  const hasher = new PasswordHasher(config);
+  await hasher.onModuleInit();
+  const ann = { id: 1, name: 'Ann', email: 'ann@example.com', passwordHash: await hasher.hash('right password') };
+  const users = { findByEmail: async (email: string) => (email === ann.email ? { ...ann } : null) } as unknown as UsersService;
+  const auth = new AuthService(users, hasher, new LoginThrottle(new MemoryRateLimitStore(), config), new BasicAuthCache(config));
+  return { auth, compare: jest.spyOn(hasher, 'compare'), ann };
+}
+
+const times = <T>(n: number, fn: () => Promise<T>) => Promise.all(Array.from({ length: n }, fn));
+
+describe('Basic credentials arriving together', () => {
+  it('cost one bcrypt comparison for 32 simultaneous first requests, and all 32 get the user', async () => {
+    const { auth, compare, ann } = await setup();
+    const results = await times(32, () => auth.signInBasic(ann.email, 'right password', '192.0.2.1'));
+    expect(compare).toHaveBeenCalledTimes(1);
+    expect(results.every((user) => user?.id === ann.id)).toBe(true);
+    // Remembered afterwards: the next request costs none.
+    await auth.signInBasic(ann.email, 'right password', '192.0.2.1');
+    expect(compare).toHaveBeenCalledTimes(1);
+  });
+
+  it('share a wrong password\'s result too, refuse all of them, and remember nothing', async () => {
+    const { auth, compare, ann } = await setup();
+    const results = await times(32, () => auth.signInBasic(ann.email, 'wrong password', '192.0.2.1'));
+    expect(results.every((user) => user === null)).toBe(true);
+    expect(compare).toHaveBeenCalledTimes(1);
+    await auth.signInBasic(ann.email, 'wrong password', '192.0.2.1');
+    expect(compare).toHaveBeenCalledTimes(2);
+  });
+
+  it('never share a result between different passwords', async () => {
+    const { auth, compare, ann } = await setup();
+    const [right, wrong] = await Promise.all([
+      auth.signInBasic(ann.email, 'right password', '192.0.2.1'),
+      auth.signInBasic(ann.email, 'wrong password', '192.0.2.1'),
+    ]);
+    expect(right?.id).toBe(ann.id);
+    expect(wrong).toBeNull();
+    expect(compare).toHaveBeenCalledTimes(2);
+  });
+
+  it('compare once for an unknown email too, and refuse', async () => {
+    const { auth, compare } = await setup();
+    const results = await times(8, () => auth.signInBasic('nobody@example.com', 'any password', '192.0.2.1'));
+    expect(results.every((user) => user === null)).toBe(true);
+    expect(compare).toHaveBeenCalledTimes(1);
+  });
+});
