@@ -35,13 +35,16 @@ const OTHER_KEYS = 100_000;
 const INTRO = `
 # Benchmark results
 
-Written by \`npm run bench\` (see bench/run.mjs for what each scenario does). The service runs
-built, in production mode, on this machine's PostgreSQL and Redis; the reference is
-bench/reference-server.mjs (bare Fastify + pg, the same SQL and JSON); the load comes from
-other processes (wrk where installed, else autocannon). Figures are medians of the rounds;
-a ratio is the median of the per-round ratios of the service to what it is compared with,
-measured back to back. The machine is shared, so absolute figures move between runs: the
-ratios of one run are what to compare.
+Written by \`npm run bench\` (bench/run.mjs says what each scenario does). The service runs
+built, in production mode, started as \`npm start\` starts it, on this machine's PostgreSQL
+and Redis. It is compared with bench/reference-server.mjs (bare Fastify + pg: the same SQL
+and the same JSON, under the same Node settings) or with a bare Fastify hello. The load
+comes from other processes (wrk where installed, else autocannon). Figures are medians of
+the rounds. A ratio is the median of the per-round ratios of the service to what it is
+compared with, measured back to back: by throughput, as the targets are set, and by CPU
+time per request of the server process (the other's over the service's), which other work
+on a shared machine disturbs far less. Absolute figures move between runs on a shared
+machine: compare the ratios of one run.
 `;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -68,7 +71,9 @@ const serviceEnv = (overrides = {}) => ({
 const jwtSecret = randomBytes(32).toString('hex');
 const initialKey = generateApiKey();
 // The service starts as `npm start` starts it: `npm run serve`, `node <V8 settings> dist/src/main.js`.
-const serveFlags = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.serve.split(/\s+/).slice(1, -1);
+// (A checkout without that script runs plain `node dist/src/main.js`.)
+const { serve = 'node dist/src/main.js' } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
+const serveFlags = serve.split(/\s+/).slice(1, -1);
 const startService = (overrides = {}, nodeArgs = []) =>
   startNode({ args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')], env: serviceEnv(overrides) });
 
