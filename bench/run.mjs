@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { pickLoadGenerator } from './load/index.mjs';
-import { rssMb, startNode } from './lib/processes.mjs';
-import { check, fmt, keyValueTable, median, roundRatio, scenarioTable, summarise, targetTable, writeSection } from './lib/report.mjs';
+import { cpuSeconds, rssMb, startNode } from './lib/processes.mjs';
+import { check, cpuRatio, fmt, keyValueTable, median, roundRatio, scenarioTable, summarise, targetTable, writeSection } from './lib/report.mjs';
 import { fillRegion, revokeFlowLeftovers, seedOtherKeys, seedPlanets, signUp, withClient } from './lib/seed.mjs';
 import { summariseProfile } from './lib/profile-summary.mjs';
 
@@ -35,13 +35,16 @@ const OTHER_KEYS = 100_000;
 const INTRO = `
 # Benchmark results
 
-Written by \`npm run bench\` (see bench/run.mjs for what each scenario does). The service runs
-built, in production mode, on this machine's PostgreSQL and Redis; the reference is
-bench/reference-server.mjs (bare Fastify + pg, the same SQL and JSON); the load comes from
-other processes (wrk where installed, else autocannon). Figures are medians of the rounds;
-a ratio is the median of the per-round ratios of the service to what it is compared with,
-measured back to back. The machine is shared, so absolute figures move between runs: the
-ratios of one run are what to compare.
+Written by \`npm run bench\` (bench/run.mjs says what each scenario does). The service runs
+built, in production mode, started as \`npm start\` starts it, on this machine's PostgreSQL
+and Redis. It is compared with bench/reference-server.mjs (bare Fastify + pg: the same SQL
+and the same JSON, under the same Node settings) or with a bare Fastify hello. The load
+comes from other processes (wrk where installed, else autocannon). Figures are medians of
+the rounds. A ratio is the median of the per-round ratios of the service to what it is
+compared with, measured back to back: by throughput, as the targets are set, and by CPU
+time per request of the server process (the other's over the service's), which other work
+on a shared machine disturbs far less. Absolute figures move between runs on a shared
+machine: compare the ratios of one run.
 `;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -68,7 +71,9 @@ const serviceEnv = (overrides = {}) => ({
 const jwtSecret = randomBytes(32).toString('hex');
 const initialKey = generateApiKey();
 // The service starts as `npm start` starts it: `npm run serve`, `node <V8 settings> dist/src/main.js`.
-const serveFlags = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.serve.split(/\s+/).slice(1, -1);
+// (A checkout without that script runs plain `node dist/src/main.js`.)
+const { serve = 'node dist/src/main.js' } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
+const serveFlags = serve.split(/\s+/).slice(1, -1);
 const startService = (overrides = {}, nodeArgs = []) =>
   startNode({ args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')], env: serviceEnv(overrides) });
 
@@ -81,9 +86,21 @@ async function cleanup() {
 }
 const keep = (proc) => (started.push(proc), proc);
 
-/** Drives `base + path` (or a scenario's flow) for `seconds`. */
-const drive = (base, scenario, seconds) =>
-  load.run({ url: base + scenario.path, seconds, connections: CONNECTIONS, headers: scenario.headers?.() ?? {}, flow: scenario.flow });
+/**
+ * Drives a server with a scenario's requests for `seconds`; adds the server's CPU time per
+ * request (cpuUs), which other work on a shared machine disturbs far less than req/s.
+ */
+async function drive(target, scenario, seconds) {
+  const before = cpuSeconds(target.child.pid);
+  const result = await load.run({
+    url: target.url + scenario.path,
+    seconds,
+    connections: CONNECTIONS,
+    headers: scenario.headers?.() ?? {},
+    flow: scenario.flow,
+  });
+  return { ...result, cpuUs: ((cpuSeconds(target.child.pid) - before) * 1e6) / result.requests };
+}
 
 try {
   const benchStart = performance.now();
@@ -128,10 +145,11 @@ try {
   if (PROFILE) {
     await profileScenarios(scenarios);
   } else {
-    const reference = keep(await startNode({ args: [join(root, 'bench/reference-server.mjs')], env: referenceEnv }));
-    const helloServer = keep(await startNode({ args: [join(root, 'bench/hello-server.mjs')], env: {}, readyPath: '/' }));
+    // Under the service's V8 memory settings too: the comparison is of the code, not of heap sizes.
+    const reference = keep(await startNode({ args: [...serveFlags, join(root, 'bench/reference-server.mjs')], env: referenceEnv }));
+    const helloServer = keep(await startNode({ args: [...serveFlags, join(root, 'bench/hello-server.mjs')], env: {}, readyPath: '/' }));
     log(`Load: ${load.name}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per scenario and server; Node ${process.version}; ${cpus()[0].model} x${cpus().length}`);
-    const generatorCheck = await drive(helloServer.url, hello, SECONDS);
+    const generatorCheck = await drive(helloServer, hello, SECONDS);
     log(`Load generator check: bare hello at ${fmt.int(generatorCheck.rps)} req/s`);
 
     const rows = [];
@@ -141,7 +159,7 @@ try {
       const otherScenario = scenario.against === 'hello' ? hello : scenario;
       if (!scenario.flow) await expectSameAnswer(scenario, service, other, otherScenario);
       const run = async (target, s, seconds) => {
-        const result = await drive(target.url, s, seconds);
+        const result = await drive(target, s, seconds);
         await scenario.after?.();
         return result;
       };
@@ -157,16 +175,22 @@ try {
           else otherRounds.push(await run(other, otherScenario, SECONDS));
         }
       }
-      const row = { scenario, service: serviceRounds, other: otherRounds, ratio: roundRatio(serviceRounds, otherRounds) };
+      const row = {
+        scenario,
+        service: serviceRounds,
+        other: otherRounds,
+        ratio: roundRatio(serviceRounds, otherRounds),
+        cpu: cpuRatio(serviceRounds, otherRounds),
+      };
       rows.push(row);
       const s = summarise(serviceRounds);
-      log(`  ${scenario.id.padEnd(3)} ${scenario.name.padEnd(58)} ${fmt.int(s.rps).padStart(7)} req/s  p99 ${fmt.ms(s.p99).padStart(6)} ms  ratio ${fmt.ratio(row.ratio)}`);
+      log(`  ${scenario.id.padEnd(3)} ${scenario.name.padEnd(58)} ${fmt.int(s.rps).padStart(7)} req/s  p99 ${fmt.ms(s.p99).padStart(6)} ms  ${fmt.int(s.cpuUs).padStart(5)} µs CPU/req  ratio ${fmt.ratio(row.ratio)} (CPU ${fmt.ratio(row.cpu)})`);
     }
 
     // Leak check: the resident memory after the run, and after the same load once more.
     const rssAfterRun = rssMb(service.child.pid);
     for (const scenario of scenarios) {
-      await drive(service.url, scenario, SECONDS);
+      await drive(service, scenario, SECONDS);
       await scenario.after?.();
     }
     const rssAfterRepeat = rssMb(service.child.pid);
@@ -179,19 +203,22 @@ try {
     const byId = (id) => rows.find((r) => r.scenario.id === id);
     const serviceRps = (id) => (byId(id) ? summarise(byId(id).service).rps : NaN);
     const ratioOf = (id) => byId(id)?.ratio ?? NaN;
+    const cpuOf = (id) => fmt.ratio(byId(id)?.cpu);
+    // Service CPU per request of scenario a over that of b: b's cost relative to a's.
+    const serviceCpu = (a, b) => (byId(a) && byId(b) ? fmt.ratio(summarise(byId(a).service).cpuUs / summarise(byId(b).service).cpuUs) : '–');
     const rssGrowth = rssAfterRepeat - rssAfterRun;
     const checks = [
-      check('1: region, service / reference', ratioOf('1'), { atLeast: 0.8 }),
-      check('2: region among 100,000 keys, service / reference', ratioOf('2'), { atLeast: 0.8 }),
-      check('2 against 1 (service req/s)', serviceRps('2') / serviceRps('1'), { atLeast: 0.9 }),
-      check('3: /me Bearer, service / reference', ratioOf('3'), { atLeast: 0.8 }),
-      check('4 against 3: Basic (warm) / Bearer, service', serviceRps('4') / serviceRps('3'), { atLeast: 0.7 }),
+      check('1: region, service / reference', ratioOf('1'), { atLeast: 0.8, note: cpuOf('1') }),
+      check('2: region among 100,000 keys, service / reference', ratioOf('2'), { atLeast: 0.8, note: cpuOf('2') }),
+      check('2 against 1 (service req/s)', serviceRps('2') / serviceRps('1'), { atLeast: 0.9, note: serviceCpu('1', '2') }),
+      check('3: /me Bearer, service / reference', ratioOf('3'), { atLeast: 0.8, note: cpuOf('3') }),
+      check('4 against 3: Basic (warm) / Bearer, service', serviceRps('4') / serviceRps('3'), { atLeast: 0.7, note: serviceCpu('3', '4') }),
       check('32 first Basic requests at once: slowest / one alone', basicBurst.slowest / basicBurst.alone, { atMost: 2 }),
-      check('5: planets page, service / reference', ratioOf('5'), { atLeast: 0.6 }),
+      check('5: planets page, service / reference', ratioOf('5'), { atLeast: 0.6, note: cpuOf('5') }),
       check('6: POST + DELETE, failed requests', byId('6') ? summarise(byId('6').service).non2xx + summarise(byId('6').service).errors : NaN, { atMost: 0, digits: 0 }),
-      check('7a: 404 problem, service / bare hello', ratioOf('7a'), { atLeast: 0.7 }),
-      check('7b: 401 problem, service / bare hello', ratioOf('7b'), { atLeast: 0.7 }),
-      check('LOG_LEVEL=info against warn, unknown path: throughput lost', logging.cheap, { atMost: 0.15 }),
+      check('7a: 404 problem, service / bare hello', ratioOf('7a'), { atLeast: 0.7, note: cpuOf('7a') }),
+      check('7b: 401 problem, service / bare hello', ratioOf('7b'), { atLeast: 0.7, note: cpuOf('7b') }),
+      check('LOG_LEVEL=info against warn, unknown path: throughput lost', logging.cheap.rps, { atMost: 0.15, note: fmt.ratio(logging.cheap.cpu) }),
       check('Resident memory after the run', rssAfterRun, { atMost: 250, unit: ' MB', digits: 0 }),
       check('Resident memory growth on a repeat', rssGrowth, { atMost: Math.max(10, rssAfterRun * 0.05), unit: ' MB', digits: 0 }),
       check('Start-up to healthy, PostgreSQL', startup.postgres, { atMost: 1500, unit: ' ms', digits: 0 }),
@@ -200,7 +227,11 @@ try {
     const other = keyValueTable([
       ['Load generator check: bare hello', `${fmt.int(generatorCheck.rps)} req/s, ${(generatorCheck.rps / fastestService).toFixed(1)}× the service's fastest scenario (${fmt.int(fastestService)} req/s)`],
       ['32 first Basic requests of one user at once', `slowest ${fmt.int(basicBurst.slowest)} ms; one first request alone ${fmt.int(basicBurst.alone)} ms; all 200: ${basicBurst.allOk}`],
-      ['LOG_LEVEL=info against warn', `unknown path: ${pct(logging.cheap)} fewer req/s; GET /auth/regions/me: ${pct(logging.region)} fewer`],
+      [
+        'LOG_LEVEL=info against warn',
+        `unknown path: ${pct(logging.cheap.rps)} fewer req/s, ${pct(logging.cheap.cpu)} more CPU per request; ` +
+          `GET /auth/regions/me: ${pct(logging.region.rps)} fewer req/s, ${pct(logging.region.cpu)} more CPU per request`,
+      ],
       ['Resident memory of the service', `${fmt.int(rssAfterRun)} MB after the run, ${fmt.int(rssAfterRepeat)} MB after a repeat (${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB)`],
       ['Start-up to first healthy /health (median of 3)', `PostgreSQL (migrated): ${fmt.int(startup.postgres)} ms; embedded, existing DATA_DIR: ${fmt.int(startup.embedded)} ms; first start on an empty PostgreSQL database (migrations): ${fmt.int(firstStartMs)} ms`],
     ]);
@@ -256,19 +287,22 @@ async function firstBasicRequests(base) {
   return { alone: single.ms, slowest: Math.max(...all.map((r) => r.ms)), allOk: single.ok && all.every((r) => r.ok) };
 }
 
-/** Throughput lost at LOG_LEVEL=info, on the unknown path (no database) and on scenario 1. */
+/**
+ * What LOG_LEVEL=info costs against warn, on the unknown path (no database) and on scenario 1:
+ * throughput lost, and CPU per request added.
+ */
 async function loggingCost(warnService, scenarios) {
   const info = keep(await startService({ LOG_LEVEL: 'info' }));
   const lost = async (scenario) => {
-    if (!scenario) return NaN;
-    await drive(info.url, scenario, WARMUP_SECONDS);
-    const ratios = [];
+    if (!scenario) return { rps: NaN, cpu: NaN };
+    await drive(info, scenario, WARMUP_SECONDS);
+    const warn = [];
+    const infoRuns = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const warn = await drive(warnService.url, scenario, SECONDS);
-      const infoRun = await drive(info.url, scenario, SECONDS);
-      ratios.push(infoRun.rps / warn.rps);
+      warn.push(await drive(warnService, scenario, SECONDS));
+      infoRuns.push(await drive(info, scenario, SECONDS));
     }
-    return 1 - median(ratios);
+    return { rps: 1 - roundRatio(infoRuns, warn), cpu: 1 / cpuRatio(infoRuns, warn) - 1 };
   };
   const result = { cheap: await lost(scenarios.find((s) => s.id === '7a')), region: await lost(scenarios.find((s) => s.id === '1')) };
   await info.stop();
@@ -301,8 +335,8 @@ async function profileScenarios(scenarios) {
     await scenario.before?.();
     const name = `scenario-${scenario.id}.cpuprofile`;
     const profiled = keep(await startService({}, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`]));
-    await drive(profiled.url, scenario, WARMUP_SECONDS);
-    const result = await drive(profiled.url, scenario, SECONDS * ROUNDS);
+    await drive(profiled, scenario, WARMUP_SECONDS);
+    const result = await drive(profiled, scenario, SECONDS * ROUNDS);
     await scenario.after?.();
     await profiled.stop();
     log(`\nScenario ${scenario.id}: ${scenario.name}: ${fmt.int(result.rps)} req/s under the profiler\n${summariseProfile(join(dir, name))}`);

@@ -63,3 +63,10 @@ export function rssMb(pid) {
   const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
   return kb / 1024;
 }
+
+/** CPU time (user + system) a process has used so far, in seconds (Linux: clock ticks of 1/100 s). */
+export function cpuSeconds(pid) {
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

@@ -18,6 +18,7 @@ export function summarise(rounds) {
     rps: median(rounds.map((r) => r.rps)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
+    cpuUs: median(rounds.map((r) => r.cpuUs)),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
   };
@@ -30,16 +31,19 @@ export function summarise(rounds) {
  */
 export const roundRatio = (service, other) => median(service.map((s, i) => s.rps / other[i]?.rps));
 
+/** The same comparison by CPU time per request (the other's over the service's: higher is better). */
+export const cpuRatio = (service, other) => median(service.map((s, i) => other[i]?.cpuUs / s.cpuUs));
+
 export function scenarioTable(rows) {
   const lines = [
-    '| # | scenario | service req/s | p50 ms | p99 ms | compared with | req/s | p50 ms | p99 ms | ratio | non-2xx / errors (service) |',
-    '| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+    '| # | scenario | service req/s | p50 ms | p99 ms | CPU µs/req | compared with | req/s | p50 ms | p99 ms | CPU µs/req | ratio (req/s) | ratio (CPU) | non-2xx / errors (service) |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
-  for (const { scenario, service, other, ratio: r } of rows) {
+  for (const { scenario, service, other, ratio: r, cpu } of rows) {
     const s = summarise(service);
     const o = summarise(other);
     lines.push(
-      `| ${scenario.id} | ${scenario.name} | ${int(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${scenario.against} | ${int(o.rps)} | ${ms(o.p50)} | ${ms(o.p99)} | ${ratio(r)} | ${s.non2xx} / ${s.errors} |`,
+      `| ${scenario.id} | ${scenario.name} | ${int(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${int(s.cpuUs)} | ${scenario.against} | ${int(o.rps)} | ${ms(o.p50)} | ${ms(o.p99)} | ${int(o.cpuUs)} | ${ratio(r)} | ${ratio(cpu)} | ${s.non2xx} / ${s.errors} |`,
     );
   }
   return lines.join('\n');
@@ -49,21 +53,21 @@ export function scenarioTable(rows) {
  * `value` against `target` (`atLeast` or `atMost`); margin as a signed difference, and as
  * a share of the target when it is missed.
  */
-export function check(name, measured, { atLeast, atMost, unit = '', digits = 2 }) {
+export function check(name, measured, { atLeast, atMost, unit = '', digits = 2, note = '' }) {
   const fmt = (n) => `${n.toFixed(digits)}${unit}`;
-  if (!Number.isFinite(measured)) return { name, measured: 'not measured', target: '', met: '–', margin: '' };
+  if (!Number.isFinite(measured)) return { name, measured: 'not measured', target: '', met: '–', margin: '', note };
   const target = atLeast ?? atMost;
   const met = atLeast !== undefined ? measured >= atLeast : measured <= atMost;
   const diff = atLeast !== undefined ? measured - atLeast : atMost - measured;
   const margin = met ? `+${fmt(Math.abs(diff))}` : `missed by ${fmt(Math.abs(diff))} (${Math.round((Math.abs(diff) / Math.abs(target)) * 100)}%)`;
-  return { name, measured: fmt(measured), target: `${atLeast !== undefined ? '≥' : '≤'} ${fmt(target)}`, met: met ? 'met' : '**missed**', margin };
+  return { name, measured: fmt(measured), target: `${atLeast !== undefined ? '≥' : '≤'} ${fmt(target)}`, met: met ? 'met' : '**missed**', margin, note };
 }
 
 export function targetTable(checks) {
   return [
-    '| target | measured | wanted | | margin |',
-    '| --- | ---: | ---: | --- | --- |',
-    ...checks.map((c) => `| ${c.name} | ${c.measured} | ${c.target} | ${c.met} | ${c.margin} |`),
+    '| target | measured | wanted | | margin | by CPU per request |',
+    '| --- | ---: | ---: | --- | --- | ---: |',
+    ...checks.map((c) => `| ${c.name} | ${c.measured} | ${c.target} | ${c.met} | ${c.margin} | ${c.note} |`),
   ].join('\n');
 }
 
