@@ -27,6 +27,9 @@ export function parseBasicAuthorization(header: unknown): BasicCredentials | nul
   } catch {
     return null;
   }
+  // No account's email or password holds U+0000 (sign-up refuses it), and PostgreSQL text
+  // cannot hold it: looking such an email up would fail the request instead of the credentials.
+  if (decoded.includes('\u0000')) return null;
   const colon = decoded.indexOf(':');
   if (colon < 0) return null;
   const email = normalizeEmail(decoded.slice(0, colon));

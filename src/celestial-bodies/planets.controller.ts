@@ -110,6 +110,8 @@ export class PlanetsController {
     { status: 400, description: 'planetId is not a positive integer.' },
     { status: 403, description: 'The planet was created by another user.' },
     { status: 404, description: 'No planet with this id.' },
+    { status: 413, description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
+    { status: 415, description: 'A body was sent that is not JSON (this request takes no body).' },
     503,
   )
   async deletePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser): Promise<void> {

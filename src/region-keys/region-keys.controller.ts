@@ -52,6 +52,7 @@ export class RegionKeysController {
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiProblems(
     { status: 400, description: 'The id is not a UUID.' },
+    { status: 413, description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
     { status: 415, description: 'A body was sent that is not JSON (this request takes no body).' },
     { status: 404, description: 'No active key with this id in your region.' },
     { status: 409, slug: 'last-api-key', description: 'This is the region\'s only active key.' },

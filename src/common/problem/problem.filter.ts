@@ -36,7 +36,11 @@ export function sendProblem(
   problem: ProblemDocument,
   headers: Record<string, string> = {},
 ): void {
-  problem.instance = request.url.split('?')[0];
+  const path = request.url.split('?')[0];
+  problem.instance = path;
+  // Details that quote the request URL (the router's "Cannot GET ..." and malformed-URL
+  // messages) quote its path only: a query string may carry a secret, as logs assume too.
+  if (path !== request.url) problem.detail = problem.detail.split(request.url).join(path);
   reply.status(problem.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(problem);
 }
 
@@ -65,7 +69,7 @@ export class ProblemFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const request = ctx.getRequest<FastifyRequest>();
     const reply = ctx.getResponse<FastifyReply>();
-    const { problem, headers } = this.toProblem(exception, request);
+    const { problem, headers } = this.unknownRoute(request, this.toProblem(exception, request));
     if (reply.sent) return;
     sendProblem(request, reply, problem, headers);
   }
@@ -103,6 +107,17 @@ export class ProblemFilter implements ExceptionFilter {
       return { problem: this.fromFastifyError(fastifyError), headers: {} };
     }
     return this.internal(exception, request);
+  }
+
+  /**
+   * Fastify parses the body of a request, and runs the hooks, before it finds that no route
+   * matches: whatever client error that finds (a body that is not JSON, too large, a
+   * multipart form), an unknown route is a 404.
+   */
+  private unknownRoute(request: FastifyRequest, answer: { problem: ProblemDocument; headers: Record<string, string> }) {
+    const { status } = answer.problem;
+    if (!request.is404 || status === 404 || status >= 500) return answer;
+    return { problem: this.fromStatus(404, `Cannot ${request.method} ${request.url.split('?')[0]}`), headers: {} };
   }
 
   private fromFastifyError(error: FastifyLikeError): ProblemDocument {
