@@ -356,7 +356,7 @@ function gitCommit() {
   try {
     const git = (...args) => execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
     const sha = git('rev-parse', '--short', 'HEAD');
-    const dirty = git('status', '--porcelain', '--', 'src', 'bench', 'package.json');
+    const dirty = git('status', '--porcelain', '--', 'src', 'bench', ':!bench/RESULTS.md', 'package.json');
     return dirty ? `${sha} (with uncommitted changes)` : sha;
   } catch {
     return 'unknown';
