@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import { BasicStrategy as HttpBasicStrategy } from 'passport-http';
+import { Strategy } from 'passport-custom';
 import { AuthService } from '../auth.service';
 import type { AuthenticatedUser } from '../authenticated-user';
 import { parseBasicAuthorization } from '../basic-credentials';
@@ -9,15 +9,16 @@ import { parseBasicAuthorization } from '../basic-credentials';
 export const BASIC_STRATEGY = 'basic';
 
 /**
- * `Authorization: Basic base64(email:password)`. passport-http decides whether the header
- * is Basic at all (and steps aside for Bearer); the credentials are then read again from
- * the header by parseBasicAuthorization, because passport-http cuts a password at its
- * first colon.
+ * `Authorization: Basic base64(email:password)`, read by parseBasicAuthorization, which
+ * splits at the first colon as RFC 7617 says. passport-http's BasicStrategy cannot be
+ * used: it splits at every colon and refuses a password that begins with one before any
+ * code of ours runs. passport-custom hands the whole request to the one parser instead;
+ * anything that is not Basic credentials fails here, and the guard tries Bearer.
  */
 @Injectable()
-export class BasicStrategy extends PassportStrategy(HttpBasicStrategy, BASIC_STRATEGY) {
+export class BasicStrategy extends PassportStrategy(Strategy, BASIC_STRATEGY) {
   constructor(private readonly auth: AuthService) {
-    super({ passReqToCallback: true, realm: 'api' });
+    super();
   }
 
   async validate(request: FastifyRequest): Promise<AuthenticatedUser | null> {

@@ -19,6 +19,7 @@ import type { PlanetValues } from '../celestial-bodies.repository';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import { AtmosphereComponentDto, PhysicalPropertiesDto } from './planet-properties.dto';
 import { FINITE, IsDateTime, IsOmittable, trim } from './validators';
+import { IsPlainText } from '../../common/validation/plain-text';
 
 /**
  * The body of POST and PUT /planets: the Galaxy's Planet without its read-only parts
@@ -34,12 +35,14 @@ export class PlanetInputDto {
   @Transform(trim)
   @IsString()
   @Length(1, 100)
+  @IsPlainText()
   name: string;
 
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, example: 'The red planet' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
+  @IsPlainText()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
@@ -100,6 +103,7 @@ export class PlanetInputDto {
   @ArrayUnique()
   @IsString({ each: true })
   @Length(1, 50, { each: true })
+  @IsPlainText({ each: true })
   tags?: string[];
 }
 

@@ -3,6 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsNumber, IsObject, IsOptional, IsPositive, IsString, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { MAX_ID, SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
 import { FINITE, greaterThan, IsOmittable, trim } from './validators';
+import { IsPlainText } from '../../common/validation/plain-text';
 
 /** Names an existing planet by its id. */
 @ApiSchema({ name: 'PlanetIdRef' })
@@ -42,12 +43,14 @@ export class SatelliteInputDto {
   @Transform(trim)
   @IsString()
   @Length(1, 100)
+  @IsPlainText()
   name: string;
 
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, example: 'Phobos is the larger and innermost of the two moons of Mars.' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
+  @IsPlainText()
   description?: string | null;
 
   @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Diameter in kilometers', example: 22.2 })

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length } from 'class-validator';
+import { IsPlainText } from '../../common/validation/plain-text';
 
 export class CreateApiKeyDto {
   @ApiPropertyOptional({
@@ -15,5 +16,6 @@ export class CreateApiKeyDto {
   @IsOptional()
   @IsString()
   @Length(1, 255)
+  @IsPlainText()
   description?: string | null;
 }

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { EMAIL_MAX_LENGTH, normalizeEmail } from '../email';
 import { IsUtf8ByteLength, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
+import { IsPlainText } from '../../common/validation/plain-text';
 
 @ApiSchema({ name: 'NewUser' })
 export class SignUpDto {
@@ -11,6 +12,7 @@ export class SignUpDto {
   @IsOptional()
   @IsString()
   @Length(1, 100)
+  @IsPlainText()
   name?: string | null;
 
   @ApiProperty({
