@@ -24,6 +24,13 @@ end
 return { hits, left }
 `;
 
+// Never below zero, and the key keeps its expiry (DECR does not touch it).
+const RELEASE = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then
+  redis.call('DECR', KEYS[1])
+end
+`;
+
 /** Counters shared by every instance through Redis (REDIS_URL). */
 export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdown {
   private readonly logger = new Logger(RedisRateLimitStore.name);
@@ -50,6 +57,10 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
     const redisKey = this.redisKey(key, throttlerName);
     const [hits, msLeft] = await this.run(() => Promise.all([this.redis.get(redisKey), this.redis.pttl(redisKey)]));
     return { totalHits: Number(hits ?? 0), timeToExpire: toSeconds(msLeft) };
+  }
+
+  async release(key: string, throttlerName: string): Promise<void> {
+    await this.run(() => this.redis.eval(RELEASE, 1, this.redisKey(key, throttlerName)));
   }
 
   async onApplicationShutdown(): Promise<void> {
