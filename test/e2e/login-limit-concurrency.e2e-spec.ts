@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { Redis } from 'ioredis';
 import type { Response } from 'light-my-request';
 import { PasswordHasher } from '../../src/users/password-hasher';
-import { createTestDatabase } from '../support/test-database';
+import { TwoInstances, twoInstancesSharingRedis } from '../support/redis';
 import { startTestApp, TestApp } from '../support/test-app';
 import { basicHeader, newUser } from '../support/users';
 
 // The failed-sign-in limit must hold for attempts sent at the same moment, not only one
 // after another: each takes its slot before its password is checked.
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMIT = 3;
 
 const token = (t: TestApp, email: string, password: string) => t.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
@@ -102,27 +100,15 @@ describe('failed sign-ins sent at once, one instance (counters in memory)', () =
 });
 
 describe('failed sign-ins sent at once through two instances sharing Redis', () => {
-  const prefix = `test-${randomBytes(6).toString('hex')}:`;
+  let instances: TwoInstances;
   let a: TestApp;
   let b: TestApp;
-  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const database = await createTestDatabase();
-    drop = () => database.drop();
-    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, LOGIN_FAILURE_LIMIT: String(LIMIT) };
-    a = await startTestApp(env, database);
-    b = await startTestApp(env, database);
+    instances = await twoInstancesSharingRedis({ LOGIN_FAILURE_LIMIT: String(LIMIT) });
+    ({ a, b } = instances);
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await drop?.();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  });
+  afterAll(async () => instances?.close());
 
   it.each([
     ['POST /auth/token', token],
