@@ -83,6 +83,13 @@ export class AppConfig {
   @Min(100)
   DATABASE_LOCK_TIMEOUT_MS = 5000;
 
+  /** Longest wait for a database connection: a new one to open, or a pooled one to come free. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at least 100 (milliseconds)' })
+  @Max(60000, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at most 60000 (milliseconds)' })
+  DATABASE_CONNECT_TIMEOUT_MS = 5000;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -188,6 +195,16 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
+
+  /**
+   * Longest wait for a Redis reply. Past it the request is answered without Redis (503, or a
+   * cached Basic success), and a connection that stays silent is dropped and reopened.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10, { message: 'REDIS_COMMAND_TIMEOUT_MS must be at least 10 (milliseconds)' })
+  @Max(60000, { message: 'REDIS_COMMAND_TIMEOUT_MS must be at most 60000 (milliseconds)' })
+  REDIS_COMMAND_TIMEOUT_MS = 1000;
 
   /** Prefix of every Redis key this service writes, so several services can share a Redis. */
   @IsString()
