@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { AuthPolicyGuard } from './common/auth/auth-policy';
 import { clientErrorHandler } from './common/http/client-error';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
+import { httpServerLimits } from './common/http/server-limits';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { ProblemFilter, routerErrorHandler } from './common/problem/problem.filter';
 import { setupOpenApi } from './common/swagger/openapi';
@@ -36,6 +37,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     // Requests that arrive on open connections while shutting down are still served (and
     // their connection closed); the database closes only after the last one.
     return503OnClosing: false,
+    ...httpServerLimits(config),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),

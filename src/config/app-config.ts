@@ -117,6 +117,13 @@ export class AppConfig {
   @Min(0)
   API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 
+  /** Milliseconds a client gets to send a whole request (headers and body); then 408. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000, { message: 'REQUEST_TIMEOUT_MS must be at least 1000 (milliseconds)' })
+  @Max(600000, { message: 'REQUEST_TIMEOUT_MS must be at most 600000 (milliseconds)' })
+  REQUEST_TIMEOUT_MS = 60000;
+
   /** Milliseconds that in-flight requests get to finish after SIGTERM. */
   @Transform(toInt)
   @IsInt()
