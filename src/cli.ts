@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/app-config';
 import { openDatabase } from './database/data-source';
+import { RowLockGate } from './database/row-lock-gate';
 import { runMigrationsLocked } from './database/migration-runner';
 import { RegionKeysRepository } from './region-keys/region-keys.repository';
 import { RegionKeysService } from './region-keys/region-keys.service';
@@ -56,7 +57,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     await dataSource.initialize();
     await runMigrationsLocked(dataSource);
-    const output = await execute(new RegionKeysService(dataSource, new RegionKeysRepository(dataSource), config));
+    const output = await execute(new RegionKeysService(dataSource, new RegionKeysRepository(dataSource), config, new RowLockGate(dataSource, config)));
     process.stdout.write(values.json ? `${JSON.stringify(output.value)}\n` : `${output.lines.join('\n')}\n`);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();

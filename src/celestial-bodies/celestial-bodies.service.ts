@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { RowLockGate } from '../database/row-lock-gate';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
 import { NotPlanetCreatorError, OrbitedPlanetNotFoundError, PlanetImageNotFoundError, PlanetNotFoundError } from './celestial-bodies.errors';
 import { toPlanetValues, type PlanetBodyInputDto, type PlanetInputDto } from './dto/planet-input.dto';
@@ -30,6 +31,7 @@ export class CelestialBodiesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: CelestialBodiesRepository,
+    private readonly rowLocks: RowLockGate,
   ) {}
 
   /** Three queries whatever the page size: the page (with creators), the count, the satellites. */
@@ -53,7 +55,7 @@ export class CelestialBodiesService {
 
   /** Replaces the planet's fields; only its creator may. */
   async updatePlanet(id: number, userId: number, input: PlanetInputDto): Promise<PlanetWithSatellites> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.rowLocks.transaction(`planet:${id}`, async (manager) => {
       await this.lockOwnPlanet(manager, id, userId);
       await this.repository.updatePlanet(manager, id, toPlanetValues(input));
     });
@@ -62,7 +64,7 @@ export class CelestialBodiesService {
 
   /** Deletes the planet with its satellites and image, in one transaction; only its creator may. */
   async deletePlanet(id: number, userId: number): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.rowLocks.transaction(`planet:${id}`, async (manager) => {
       await this.lockOwnPlanet(manager, id, userId);
       await this.repository.deletePlanet(manager, id);
     });
@@ -75,7 +77,7 @@ export class CelestialBodiesService {
    */
   createSatellite(input: SatelliteInputDto): Promise<SatelliteWithPlanet> {
     const planetId = input.orbit.planet.id;
-    return this.dataSource.transaction(async (manager) => {
+    return this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
       const planet = await this.repository.sharePlanet(manager, planetId);
       if (!planet) throw new OrbitedPlanetNotFoundError(planetId);
       const satellite = await this.repository.insertSatellite(manager, {
@@ -109,7 +111,7 @@ export class CelestialBodiesService {
       data,
       uploadedAt: new Date(),
     };
-    await this.dataSource.transaction(async (manager) => {
+    await this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
       await this.lockOwnPlanet(manager, planetId, userId);
       await this.repository.saveImage(manager, image);
     });

@@ -123,7 +123,10 @@ describeOnServer('PostgreSQL failing under the service', () => {
     // where it can be found and terminated; a patient lock timeout leaves the time to.
     const patient = await startTestApp({ ...env, DATABASE_LOCK_TIMEOUT_MS: '20000' }, db);
     const blocker = new Client({ connectionString: db.env.DATABASE_URL });
+    // Looks from outside the blocker's transaction, in which pg_stat_activity stays one snapshot.
+    const observer = new Client({ connectionString: db.env.DATABASE_URL });
     await blocker.connect();
+    await observer.connect();
     try {
       const r = await newRegion(patient);
       const second = await createKey(patient, r.key);
@@ -135,7 +138,7 @@ describeOnServer('PostgreSQL failing under the service', () => {
       let terminated = 0;
       for (let tries = 0; terminated === 0 && tries < 200; tries++) {
         await sleep(25);
-        const { rows } = await blocker.query(
+        const { rows } = await observer.query(
           `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
             WHERE datname = current_database() AND application_name = 'region-keys-api' AND wait_event_type = 'Lock'`,
         );
@@ -149,6 +152,7 @@ describeOnServer('PostgreSQL failing under the service', () => {
       expect(retry.statusCode).toBe(204);
     } finally {
       await blocker.end();
+      await observer.end();
       await patient.close();
     }
   });
