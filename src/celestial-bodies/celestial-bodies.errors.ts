@@ -1,4 +1,4 @@
-import { DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '../common/problem/problem';
+import { DomainError, ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationFailedError } from '../common/problem/problem';
 
 export class PlanetNotFoundError extends NotFoundError {
   constructor(planetId: number) {
@@ -77,5 +77,11 @@ export class UnsupportedMediaTypeError extends DomainError {
   readonly title = 'Unsupported media type';
   constructor() {
     super('Send the body as application/json.');
+  }
+}
+
+export class UploadsBusyError extends ServiceUnavailableError {
+  constructor() {
+    super('Too many uploads are in progress on this server; retry shortly.', 1);
   }
 }

@@ -5,10 +5,11 @@ import { CelestialBodiesService } from './celestial-bodies.service';
 import { MultipartOnlyWhereAccepted } from './multipart-routes';
 import { PlanetsController } from './planets.controller';
 import { SampleData } from './sample-data';
+import { UploadSlots } from './upload-slots';
 
 /** Planets and satellites of the Galaxy (tags "Planets" and "Celestial Bodies"). */
 @Module({
   controllers: [PlanetsController, CelestialBodiesController],
-  providers: [CelestialBodiesRepository, CelestialBodiesService, MultipartOnlyWhereAccepted, SampleData],
+  providers: [CelestialBodiesRepository, CelestialBodiesService, MultipartOnlyWhereAccepted, SampleData, UploadSlots],
 })
 export class CelestialBodiesModule {}

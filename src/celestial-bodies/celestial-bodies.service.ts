@@ -10,6 +10,7 @@ import type { Planet } from './entities/planet.entity';
 import type { PlanetImage } from './entities/planet-image.entity';
 import type { Satellite } from './entities/satellite.entity';
 import type { ReceivedImage } from './image-upload';
+import { UploadSlots } from './upload-slots';
 
 export interface PlanetWithSatellites {
   planet: Planet;
@@ -32,6 +33,7 @@ export class CelestialBodiesService {
     private readonly dataSource: DataSource,
     private readonly repository: CelestialBodiesRepository,
     private readonly rowLocks: RowLockGate,
+    private readonly uploads: UploadSlots,
   ) {}
 
   /** Three queries whatever the page size: the page (with creators), the count, the satellites. */
@@ -102,20 +104,22 @@ export class CelestialBodiesService {
     const owner = await this.repository.findPlanetCreatorId(planetId);
     if (!owner) throw new PlanetNotFoundError(planetId);
     if (owner.creatorId !== userId) throw new NotPlanetCreatorError();
-    const { data, contentType } = await receive();
-    const image = {
-      planetId,
-      contentType,
-      byteSize: data.length,
-      sha256: createHash('sha256').update(data).digest('hex'),
-      data,
-      uploadedAt: new Date(),
-    };
-    await this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
-      await this.lockOwnPlanet(manager, planetId, userId);
-      await this.repository.saveImage(manager, image);
+    return this.uploads.run(async () => {
+      const { data, contentType } = await receive();
+      const image = {
+        planetId,
+        contentType,
+        byteSize: data.length,
+        sha256: createHash('sha256').update(data).digest('hex'),
+        data,
+        uploadedAt: new Date(),
+      };
+      await this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
+        await this.lockOwnPlanet(manager, planetId, userId);
+        await this.repository.saveImage(manager, image);
+      });
+      return image;
     });
-    return image;
   }
 
   /** The image's metadata (for a conditional request), or with `withData` its bytes too. */

@@ -218,6 +218,13 @@ export class AppConfig {
   @MinLength(1)
   REDIS_KEY_PREFIX = 'region-keys-api:';
 
+  /** Planet image uploads read and stored at once on one instance; more are refused (503). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1, { message: 'UPLOAD_CONCURRENCY must be at least 1' })
+  @Max(100, { message: 'UPLOAD_CONCURRENCY must be at most 100' })
+  UPLOAD_CONCURRENCY = 4;
+
   /**
    * Sample planets for a first look. Unset: only on the embedded database (no DATABASE_URL).
    * Either way at most once per database, and in auto mode only while it has no planets.
