@@ -26,3 +26,6 @@ export const IsPlainText = (options?: ValidationOptions) =>
     },
     options,
   );
+
+/** The rule, as the API documentation states it. */
+export const PLAIN_TEXT_RULE = 'One line of visible text: no control characters (tabs and line breaks included), bidirectional overrides or invisible characters.';

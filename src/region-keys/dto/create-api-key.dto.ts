@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length } from 'class-validator';
-import { IsPlainText } from '../../common/validation/plain-text';
+import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
 
 export class CreateApiKeyDto {
   @ApiPropertyOptional({
@@ -9,7 +9,7 @@ export class CreateApiKeyDto {
     nullable: true,
     minLength: 1,
     maxLength: 255,
-    description: 'What the key is for. Trimmed; absent or null means no description.',
+    description: `What the key is for. Trimmed; absent or null means no description. ${PLAIN_TEXT_RULE}`,
     example: 'Timetable sync (production)',
   })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
