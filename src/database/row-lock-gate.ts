@@ -28,17 +28,23 @@ const SWEEP_ABOVE = 1000;
  * and at most half of the pool is used by such transactions at once. The whole wait, here
  * and then inside PostgreSQL (lock_timeout set to what is left), stays within
  * DATABASE_LOCK_TIMEOUT_MS; past it the request is refused (503) and nothing has changed.
+ *
+ * The embedded database is one session: no transaction ever waits for another's row lock
+ * there, and its one connection already runs transactions one at a time, so the gate
+ * stands aside.
  */
 @Injectable()
 export class RowLockGate {
   private readonly rows = new Map<string, MutexInterface>();
   private readonly connections: SemaphoreInterface;
   private readonly timeoutMs: number;
+  private readonly embedded: boolean;
 
   constructor(
     private readonly dataSource: DataSource,
     config: AppConfig,
   ) {
+    this.embedded = !config.DATABASE_URL;
     this.connections = new Semaphore(Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)));
     this.timeoutMs = config.DATABASE_LOCK_TIMEOUT_MS;
   }
@@ -48,6 +54,7 @@ export class RowLockGate {
    * same for every request locking that row), once the row is free in this process.
    */
   transaction<T>(row: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.embedded) return this.dataSource.transaction(work);
     return this.run(row, (lockTimeoutMs) =>
       this.dataSource.transaction(async (manager) => {
         await manager.query("SELECT set_config('lock_timeout', $1, true)", [`${lockTimeoutMs}ms`]);
