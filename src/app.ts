@@ -6,6 +6,7 @@ import { clientErrorHandler } from './common/http/client-error';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
 import { routerErrorHandler } from './common/problem/problem.filter';
+import { httpServerLimits } from './common/http/server-limits';
 import { setupOpenApi } from './common/swagger/openapi';
 import type { AppConfig } from './config/app-config';
 
@@ -33,6 +34,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     // Requests that arrive on open connections while shutting down are still served (and
     // their connection closed); the database closes only after the last one.
     return503OnClosing: false,
+    ...httpServerLimits(config),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),

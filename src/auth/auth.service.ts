@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ServiceUnavailableError } from '../common/problem/problem';
 import { normalizeEmail } from '../users/email';
 import { PasswordHasher } from '../users/password-hasher';
 import { type User, UsersService } from '../users/users.service';
@@ -22,29 +23,46 @@ export class AuthService {
   /** For a token: the user, or InvalidCredentialsError (the same for unknown email and wrong password). */
   async signIn(email: string, password: string, clientAddress: string): Promise<{ user: AuthenticatedUser; allowance: LoginAllowance }> {
     const normalized = normalizeEmail(email);
-    const allowance = await this.throttle.assertAllowed(clientAddress, normalized);
-    const user = await this.users.findByEmail(normalized);
-    // Compared even when nobody has this email (against a dummy hash): same time either way.
-    const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
-    if (!user || !matches) throw new InvalidCredentialsError(await this.throttle.recordFailure(clientAddress, normalized));
+    const { result: user, allowance } = await this.throttle.attempt(clientAddress, normalized, async () => {
+      const found = await this.users.findByEmail(normalized);
+      // Compared even when nobody has this email (against a dummy hash): same time either way.
+      const matches = await this.hasher.compare(password, found?.passwordHash ?? null);
+      return found && matches ? found : null;
+    });
+    if (!user) throw new InvalidCredentialsError(allowance);
     return { user: toAuthenticatedUser(user), allowance };
   }
 
-  /** For Basic, on every request: the user, or null. Recent successes skip bcrypt. */
+  /**
+   * For Basic, on every request: the user, or null. Recent successes skip bcrypt. With the
+   * shared counters unreachable, a cached success still signs in, and anything that would
+   * need bcrypt is a 503 (both limited by counters in this process).
+   */
   async signInBasic(email: string, password: string, clientAddress: string): Promise<AuthenticatedUser | null> {
     const normalized = normalizeEmail(email);
-    await this.throttle.assertAllowed(clientAddress, normalized);
+    const onlyLocally = { countLocallyWhenUnavailable: true };
     const user = await this.users.findByEmail(normalized);
     const cacheKey = this.basicCache.keyOf(normalized, password);
     // The row is read every time: a deleted user or a changed password ends a cached success.
-    if (user && this.basicCache.isVerified(cacheKey, user.id, user.passwordHash)) return toAuthenticatedUser(user);
-    const passwordHash = user?.passwordHash ?? null;
-    const matches = await this.basicCache.compareOnce(cacheKey, passwordHash, () => this.hasher.compare(password, passwordHash));
-    if (user && matches) {
-      this.basicCache.remember(cacheKey, user.id, user.passwordHash);
+    if (user && this.basicCache.isVerified(cacheKey, user.id, user.passwordHash)) {
+      await this.throttle.assertAllowed(clientAddress, normalized, onlyLocally);
       return toAuthenticatedUser(user);
     }
-    await this.throttle.recordFailure(clientAddress, normalized);
-    return null;
+    // Simultaneous first requests with the same credentials share one attempt.
+    return this.basicCache.checkOnce(cacheKey, clientAddress, user?.passwordHash ?? null, async () => {
+      const { result } = await this.throttle.attempt(
+        clientAddress,
+        normalized,
+        async ({ countedLocally }) => {
+          if (countedLocally) throw new ServiceUnavailableError('Sign-in is temporarily unavailable; retry shortly.', 5);
+          const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
+          if (!user || !matches) return null;
+          this.basicCache.remember(cacheKey, user.id, user.passwordHash);
+          return toAuthenticatedUser(user);
+        },
+        onlyLocally,
+      );
+      return result;
+    });
   }
 }

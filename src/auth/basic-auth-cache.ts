@@ -47,14 +47,15 @@ export class BasicAuthCache {
   }
 
   /**
-   * Runs `compare` (a bcrypt comparison) once for any number of simultaneous checks of the
-   * same credentials against the same stored hash: a client that opens many connections
-   * at once with credentials not yet remembered costs one comparison, not one per
-   * request, and every request waits for that one. A different password or a changed hash
-   * is another key, so no result is ever handed to credentials it was not computed for.
+   * Runs `check` (a sign-in attempt: a slot of the failed-login allowance and a bcrypt
+   * comparison) once for any number of simultaneous checks of the same credentials, from
+   * the same client, against the same stored hash: a client that opens many connections at
+   * once with credentials not yet remembered costs one comparison and one slot, not one per
+   * request, and every request waits for that one. A different password, client or hash is
+   * another key, so no result is ever handed to a check it was not computed for.
    */
-  compareOnce(key: string, passwordHash: string | null, compare: () => Promise<boolean>): Promise<boolean> {
-    return coalesceAsync(`${key}\n${passwordHash ?? ''}`, compare);
+  checkOnce<T>(key: string, clientAddress: string, passwordHash: string | null, check: () => Promise<T>): Promise<T> {
+    return coalesceAsync(`${key}\n${clientAddress}\n${passwordHash ?? ''}`, check);
   }
 
   remember(key: string, userId: number, passwordHash: string): void {

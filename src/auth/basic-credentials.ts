@@ -9,10 +9,11 @@ const BASIC_HEADER = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Reads `Authorization: Basic base64(email:password)` (RFC 7617). passport-http splits the
- * decoded text on every colon and so cuts a password that contains one, and decodes
- * base64 leniently; this splits on the first colon only (an email cannot contain one, a
- * password may) and refuses anything that is not exact base64 of UTF-8 text.
+ * Reads `Authorization: Basic base64(email:password)` (RFC 7617): split at the first colon
+ * only (an email cannot contain one, a password may, even as its first character), and
+ * refused unless it is exact base64 of UTF-8 text. Base64 and UTF-8 are Node's; what is
+ * hand-made here is that strictness, which the usual parsers (passport-http, basic-auth)
+ * leave out: they decode leniently, and passport-http also splits at every colon.
  */
 export function parseBasicAuthorization(header: unknown): BasicCredentials | null {
   if (typeof header !== 'string') return null;

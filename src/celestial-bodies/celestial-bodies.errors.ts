@@ -1,4 +1,4 @@
-import { DomainError, ForbiddenError, NotFoundError, ValidationFailedError } from '../common/problem/problem';
+import { DomainError, ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationFailedError } from '../common/problem/problem';
 
 export class PlanetNotFoundError extends NotFoundError {
   constructor(planetId: number) {
@@ -67,5 +67,11 @@ export class ImageTooLargeError extends DomainError {
   readonly title = 'Image too large';
   constructor(maxBytes: number) {
     super(`An image may be at most ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB).`);
+  }
+}
+
+export class UploadsBusyError extends ServiceUnavailableError {
+  constructor() {
+    super('Too many uploads are in progress on this server; retry shortly.', 1);
   }
 }

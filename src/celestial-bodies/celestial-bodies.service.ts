@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { RowLockGate } from '../database/row-lock-gate';
 import { type UserProfile, UsersService } from '../users/users.service';
 import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
 import { NotPlanetCreatorError, OrbitedPlanetNotFoundError, PlanetImageNotFoundError, PlanetNotFoundError } from './celestial-bodies.errors';
@@ -10,6 +11,7 @@ import type { Planet } from './entities/planet.entity';
 import type { PlanetImage } from './entities/planet-image.entity';
 import type { Satellite } from './entities/satellite.entity';
 import type { ReceivedImage } from './image-upload';
+import { UploadSlots } from './upload-slots';
 
 export interface PlanetWithSatellites {
   planet: PlanetRecord;
@@ -33,6 +35,8 @@ export class CelestialBodiesService {
     private readonly dataSource: DataSource,
     private readonly repository: CelestialBodiesRepository,
     private readonly users: UsersService,
+    private readonly rowLocks: RowLockGate,
+    private readonly uploads: UploadSlots,
   ) {}
 
   /** Four queries whatever the page size: the page and the count, then the satellites and the creators. */
@@ -55,7 +59,7 @@ export class CelestialBodiesService {
 
   /** Replaces the planet's fields; only its creator may. */
   async updatePlanet(id: number, userId: number, input: PlanetInputDto): Promise<PlanetWithSatellites> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.rowLocks.transaction(`planet:${id}`, async (manager) => {
       await this.lockOwnPlanet(manager, id, userId);
       await this.repository.updatePlanet(manager, id, toPlanetValues(input));
     });
@@ -64,7 +68,7 @@ export class CelestialBodiesService {
 
   /** Deletes the planet with its satellites and image, in one transaction; only its creator may. */
   async deletePlanet(id: number, userId: number): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.rowLocks.transaction(`planet:${id}`, async (manager) => {
       await this.lockOwnPlanet(manager, id, userId);
       await this.repository.deletePlanet(manager, id);
     });
@@ -77,7 +81,7 @@ export class CelestialBodiesService {
    */
   createSatellite(input: SatelliteInputDto): Promise<SatelliteWithPlanet> {
     const planetId = input.orbit.planet.id;
-    return this.dataSource.transaction(async (manager) => {
+    return this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
       const planet = await this.repository.sharePlanet(manager, planetId);
       if (!planet) throw new OrbitedPlanetNotFoundError(planetId);
       const satellite = await this.repository.insertSatellite(manager, {
@@ -102,20 +106,22 @@ export class CelestialBodiesService {
     const owner = await this.repository.findPlanetCreatorId(planetId);
     if (!owner) throw new PlanetNotFoundError(planetId);
     if (owner.creatorId !== userId) throw new NotPlanetCreatorError();
-    const { data, contentType } = await receive();
-    const image = {
-      planetId,
-      contentType,
-      byteSize: data.length,
-      sha256: createHash('sha256').update(data).digest('hex'),
-      data,
-      uploadedAt: new Date(),
-    };
-    await this.dataSource.transaction(async (manager) => {
-      await this.lockOwnPlanet(manager, planetId, userId);
-      await this.repository.saveImage(manager, image);
+    return this.uploads.run(async () => {
+      const { data, contentType } = await receive();
+      const image = {
+        planetId,
+        contentType,
+        byteSize: data.length,
+        sha256: createHash('sha256').update(data).digest('hex'),
+        data,
+        uploadedAt: new Date(),
+      };
+      await this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
+        await this.lockOwnPlanet(manager, planetId, userId);
+        await this.repository.saveImage(manager, image);
+      });
+      return image;
     });
-    return image;
   }
 
   /** The image's metadata (for a conditional request), or with `withData` its bytes too. */

@@ -83,6 +83,13 @@ export class AppConfig {
   @Min(100)
   DATABASE_LOCK_TIMEOUT_MS = 5000;
 
+  /** Longest wait for a database connection: a new one to open, or a pooled one to come free. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at least 100 (milliseconds)' })
+  @Max(60000, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at most 60000 (milliseconds)' })
+  DATABASE_CONNECT_TIMEOUT_MS = 5000;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -109,6 +116,13 @@ export class AppConfig {
   @IsInt()
   @Min(0)
   API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
+
+  /** Milliseconds a client gets to send a whole request (headers and body); then 408. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000, { message: 'REQUEST_TIMEOUT_MS must be at least 1000 (milliseconds)' })
+  @Max(600000, { message: 'REQUEST_TIMEOUT_MS must be at most 600000 (milliseconds)' })
+  REQUEST_TIMEOUT_MS = 60000;
 
   /** Milliseconds that in-flight requests get to finish after SIGTERM. */
   @Transform(toInt)
@@ -189,10 +203,27 @@ export class AppConfig {
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
+  /**
+   * Longest wait for a Redis reply. Past it the request is answered without Redis (503, or a
+   * cached Basic success), and a connection that stays silent is dropped and reopened.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10, { message: 'REDIS_COMMAND_TIMEOUT_MS must be at least 10 (milliseconds)' })
+  @Max(60000, { message: 'REDIS_COMMAND_TIMEOUT_MS must be at most 60000 (milliseconds)' })
+  REDIS_COMMAND_TIMEOUT_MS = 1000;
+
   /** Prefix of every Redis key this service writes, so several services can share a Redis. */
   @IsString()
   @MinLength(1)
   REDIS_KEY_PREFIX = 'region-keys-api:';
+
+  /** Planet image uploads read and stored at once on one instance; more are refused (503). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1, { message: 'UPLOAD_CONCURRENCY must be at least 1' })
+  @Max(100, { message: 'UPLOAD_CONCURRENCY must be at most 100' })
+  UPLOAD_CONCURRENCY = 4;
 
   /**
    * Sample planets for a first look. Unset: only on the embedded database (no DATABASE_URL).

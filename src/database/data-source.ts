@@ -1,6 +1,7 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { ENTITIES, MIGRATIONS } from './schema-files';
+import { DiscardBrokenConnections } from './discard-broken-connections';
 import { EmbeddedPostgres } from './embedded-postgres';
 
 export interface OpenedDatabase {
@@ -11,8 +12,20 @@ export interface OpenedDatabase {
 
 type DatabaseConfig = Pick<
   AppConfig,
-  'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_LOCK_TIMEOUT_MS'
+  | 'DATABASE_URL'
+  | 'DATA_DIR'
+  | 'DATABASE_POOL_SIZE'
+  | 'DATABASE_STATEMENT_TIMEOUT_MS'
+  | 'DATABASE_LOCK_TIMEOUT_MS'
+  | 'DATABASE_CONNECT_TIMEOUT_MS'
 >;
+
+/**
+ * How much longer than statement_timeout the client waits for an answer. The server cancels
+ * a slow statement itself; this only ends the wait when the server or the network has gone
+ * silent, and leaves time for the server's own error to arrive first.
+ */
+export const QUERY_TIMEOUT_MARGIN_MS = 1000;
 
 /**
  * Builds the TypeORM DataSource for PostgreSQL: the server at DATABASE_URL, or the
@@ -31,6 +44,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenedDataba
   if (config.DATABASE_URL) {
     const options: DataSourceOptions = {
       ...common,
+      subscribers: [DiscardBrokenConnections],
       url: config.DATABASE_URL,
       poolSize: config.DATABASE_POOL_SIZE,
       extra: {
@@ -39,7 +53,12 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenedDataba
         statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS,
         lock_timeout: config.DATABASE_LOCK_TIMEOUT_MS,
         idle_in_transaction_session_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS * 2,
-        connectionTimeoutMillis: 10000,
+        // The client's own limits, for a server or network that stops answering: opening a
+        // connection (or waiting for a free one in the pool), and waiting for a reply.
+        connectionTimeoutMillis: config.DATABASE_CONNECT_TIMEOUT_MS,
+        query_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS,
+        // A peer that vanished without closing (a dead host) is found by TCP keep-alive.
+        keepAlive: true,
         application_name: 'region-keys-api',
       },
     };

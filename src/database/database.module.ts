@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { openDatabase, type OpenedDatabase } from './data-source';
 import { runMigrationsLocked } from './migration-runner';
+import { RowLockGate } from './row-lock-gate';
 
 const OPENED_DATABASE = Symbol('OPENED_DATABASE');
 
@@ -44,7 +45,8 @@ class DatabaseLifecycle implements OnApplicationShutdown {
       useFactory: (opened: OpenedDatabase) => opened.dataSource,
     },
     DatabaseLifecycle,
+    RowLockGate,
   ],
-  exports: [DataSource],
+  exports: [DataSource, RowLockGate],
 })
 export class DatabaseModule {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { RowLockGate } from '../database/row-lock-gate';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
 import { ApiKeyLimitError, ApiKeyNotFoundError, LastApiKeyError, RegionNotFoundError } from './region-keys.errors';
@@ -36,6 +37,7 @@ export class RegionKeysService {
     private readonly dataSource: DataSource,
     private readonly repository: RegionKeysRepository,
     private readonly config: AppConfig,
+    private readonly rowLocks: RowLockGate,
   ) {}
 
   /**
@@ -57,7 +59,7 @@ export class RegionKeysService {
   }
 
   createKey(regionId: string, description: string | null): Promise<IssuedApiKey> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
       if (!(await this.repository.lockRegion(manager, regionId))) throw new RegionNotFoundError(regionId);
       const limit = this.config.MAX_API_KEYS_PER_REGION;
       if ((await this.repository.countActiveKeys(manager, regionId)) >= limit) throw new ApiKeyLimitError(limit);
@@ -68,10 +70,11 @@ export class RegionKeysService {
   /**
    * Revokes a key unless it is the region's last active one. The region row is locked
    * before counting, so concurrent revocations of one region's keys (from any number of
-   * instances) queue on that lock and each counts what the previous one committed.
+   * instances) queue on that lock and each counts what the previous one committed; within
+   * one instance they queue before taking a connection (RowLockGate).
    */
   async revokeKey(regionId: string, keyId: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
       await this.repository.lockRegion(manager, regionId);
       if (!(await this.repository.hasActiveKeyInRegion(manager, keyId, regionId))) throw new ApiKeyNotFoundError();
       if ((await this.repository.countActiveKeys(manager, regionId)) <= 1) throw new LastApiKeyError();

@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { PasswordHasher } from '../../src/users/password-hasher';
-import { createTestDatabase } from '../support/test-database';
+import { REDIS_URL, TwoInstances, twoInstancesSharingRedis } from '../support/redis';
 import { startTestApp, TestApp } from '../support/test-app';
 import { basicHeader, newUser } from '../support/users';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 type Res = { statusCode: number; headers: Record<string, unknown>; json: () => any };
 
@@ -111,27 +109,15 @@ describe('sign-ups (counters in memory)', () => {
 });
 
 describe('with REDIS_URL: two instances share one limit', () => {
-  const prefix = `test-${randomBytes(6).toString('hex')}:`;
-  const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, SIGNUP_RATE_LIMIT: '3', LOGIN_FAILURE_LIMIT: '2' };
+  let instances: TwoInstances;
   let a: TestApp;
   let b: TestApp;
-  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const database = await createTestDatabase();
-    drop = () => database.drop();
-    a = await startTestApp(env, database);
-    b = await startTestApp(env, database);
+    instances = await twoInstancesSharingRedis({ SIGNUP_RATE_LIMIT: '3', LOGIN_FAILURE_LIMIT: '2' });
+    ({ a, b } = instances);
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await drop?.();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  });
+  afterAll(async () => instances?.close());
 
   it('counts sign-ups on either instance against one limit', async () => {
     expect((await signUp(a)).statusCode).toBe(201);
@@ -152,7 +138,7 @@ describe('with REDIS_URL: two instances share one limit', () => {
   it('keeps the counters in Redis, under the prefix, without emails in the keys', async () => {
     const redis = new Redis(REDIS_URL);
     try {
-      const keys = await redis.keys(`${prefix}*`);
+      const keys = await redis.keys(`${instances.prefix}*`);
       expect(keys.length).toBeGreaterThanOrEqual(2);
       expect(keys.join(' ')).not.toContain('@');
     } finally {

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { RowLockGate } from '../../src/database/row-lock-gate';
 
 /**
  * A stand-in for a repository: every method of the class is a fresh, typed `jest.fn()` for
@@ -44,4 +45,9 @@ export function fakeDataSource(): FakeDataSource {
   const transaction = jest.fn((work: (manager: EntityManager) => Promise<unknown>) => work(transactionManager));
   const dataSource = { transaction, manager: { name: 'pool' } } as unknown as DataSource;
   return { dataSource, transactionManager, transaction };
+}
+
+/** RowLockGate without the per-process queue: each transaction goes straight to the data source. */
+export function passThroughRowLocks(dataSource: DataSource): RowLockGate {
+  return { transaction: (_row: string, work: (manager: EntityManager) => Promise<unknown>) => dataSource.transaction(work) } as unknown as RowLockGate;
 }

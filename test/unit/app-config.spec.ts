@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.MAX_API_KEYS_PER_REGION).toBe(100);
     expect(config.initialRegionName).toBe('Default region');
+    expect(config).toMatchObject({ DATABASE_CONNECT_TIMEOUT_MS: 5000, REDIS_COMMAND_TIMEOUT_MS: 1000, REQUEST_TIMEOUT_MS: 60000, UPLOAD_CONCURRENCY: 4 });
   });
 
   it('converts numbers and booleans from strings', () => {
@@ -25,6 +26,10 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['INITIAL_REGION_API_KEY', 'too-short'],
     ['MAX_API_KEYS_PER_REGION', '0'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '50'],
+    ['REDIS_COMMAND_TIMEOUT_MS', 'soon'],
+    ['REQUEST_TIMEOUT_MS', '999'],
+    ['UPLOAD_CONCURRENCY', '0'],
   ])('refuses a bad %s and names it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigValidationError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:[\\s\\S]*${name}=`));

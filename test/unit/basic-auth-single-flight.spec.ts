@@ -6,16 +6,17 @@ import type { AppConfig } from '../../src/config/app-config';
 import { PasswordHasher } from '../../src/users/password-hasher';
 import type { UsersService } from '../../src/users/users.service';
 
-const config = {
+const baseConfig = {
   BCRYPT_COST: 4,
   BASIC_AUTH_CACHE_TTL_SECONDS: 300,
   BASIC_AUTH_CACHE_MAX_ENTRIES: 100,
   LOGIN_FAILURE_LIMIT: 1000,
   LOGIN_FAILURE_WINDOW_SECONDS: 60,
-} as AppConfig;
+};
 
 /** AuthService with real bcrypt (cost 4), cache and throttle; the users come from a list. */
-async function setup() {
+async function setup(overrides: Partial<AppConfig> = {}) {
+  const config = { ...baseConfig, ...overrides } as AppConfig;
   const hasher = new PasswordHasher(config);
   await hasher.onModuleInit();
   const ann = { id: 1, name: 'Ann', email: 'ann@example.com', passwordHash: await hasher.hash('right password') };
@@ -34,6 +35,13 @@ describe('Basic credentials arriving together', () => {
     expect(results.every((user) => user?.id === ann.id)).toBe(true);
     // Remembered afterwards: the next request costs none.
     await auth.signInBasic(ann.email, 'right password', '192.0.2.1');
+    expect(compare).toHaveBeenCalledTimes(1);
+  });
+
+  it('take one slot of the failed-login allowance between them, so all 32 pass a limit of 10', async () => {
+    const { auth, compare, ann } = await setup({ LOGIN_FAILURE_LIMIT: 10 });
+    const results = await times(32, () => auth.signInBasic(ann.email, 'right password', '192.0.2.1'));
+    expect(results.every((user) => user?.id === ann.id)).toBe(true);
     expect(compare).toHaveBeenCalledTimes(1);
   });
 

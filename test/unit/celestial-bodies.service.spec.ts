@@ -6,7 +6,9 @@ import type { PlanetInputDto } from '../../src/celestial-bodies/dto/planet-input
 import { Planet } from '../../src/celestial-bodies/entities/planet.entity';
 import type { ReceivedImage } from '../../src/celestial-bodies/image-upload';
 import { UsersService } from '../../src/users/users.service';
-import { automock, expectCalledInOrder, fakeDataSource } from '../support/service-mocks';
+import { UploadSlots } from '../../src/celestial-bodies/upload-slots';
+import type { AppConfig } from '../../src/config/app-config';
+import { automock, expectCalledInOrder, fakeDataSource, passThroughRowLocks } from '../support/service-mocks';
 
 const CREATOR_ID = 1;
 const OTHER_USER_ID = 2;
@@ -17,7 +19,7 @@ function newCelestialBodiesServiceTest() {
   const users = automock(UsersService);
   users.findProfiles.mockImplementation(async (ids) => new Map(ids.map((id) => [id, { id, name: `User ${id}` }])));
   const { dataSource, transactionManager } = fakeDataSource();
-  return { sut: new CelestialBodiesService(dataSource, repository, users), repository, manager: transactionManager };
+  return { sut: new CelestialBodiesService(dataSource, repository, users, passThroughRowLocks(dataSource), new UploadSlots({ UPLOAD_CONCURRENCY: 4 } as AppConfig)), repository, manager: transactionManager };
 }
 
 const newPlanet = (): Planet => Object.assign(new Planet(), { id: PLANET_ID, name: 'Kepler-22b', creatorId: CREATOR_ID });

@@ -53,17 +53,43 @@ describe.each([
   });
 
   it('does not count hits while blocked', async () => {
-    for (let i = 0; i < 3; i++) await store.increment('k2', MINUTE, 1, MINUTE, 't');
-    expect((await store.peek('k2', 't')).totalHits).toBe(2);
+    const hits = [];
+    for (let i = 0; i < 4; i++) hits.push((await store.increment('k2', MINUTE, 1, MINUTE, 't')).totalHits);
+    expect(hits).toEqual([1, 2, 2, 2]);
   });
 
   it('peeks without counting', async () => {
-    expect(await store.peek('k3', 't')).toEqual({ totalHits: 0, timeToExpire: 0 });
-    await store.increment('k3', MINUTE, 5, MINUTE, 't');
-    await store.peek('k3', 't');
-    const window = await store.peek('k3', 't');
+    expect(await store.peek('k10', 't')).toEqual({ totalHits: 0, timeToExpire: 0 });
+    await store.increment('k10', MINUTE, 5, MINUTE, 't');
+    await store.peek('k10', 't');
+    const window = await store.peek('k10', 't');
     expect(window.totalHits).toBe(1);
     expect(window.timeToExpire).toBeGreaterThan(0);
+  });
+
+  it('releases one hit of the current window, never going below zero', async () => {
+    await store.increment('k3', MINUTE, 5, MINUTE, 't');
+    await store.increment('k3', MINUTE, 5, MINUTE, 't');
+    await store.release('k3', 't');
+    expect((await store.increment('k3', MINUTE, 5, MINUTE, 't')).totalHits).toBe(2);
+    for (let i = 0; i < 4; i++) await store.release('k3', 't');
+    await store.release('never-hit', 't');
+    expect((await store.increment('k3', MINUTE, 5, MINUTE, 't')).totalHits).toBe(1);
+    expect((await store.increment('never-hit', MINUTE, 5, MINUTE, 't')).totalHits).toBe(1);
+  });
+
+  it('keeps the end of the window when a hit is released', async () => {
+    await store.increment('k8', 1500, 5, 1500, 't');
+    await store.release('k8', 't');
+    // Still the 1.5-second window, not a new one of a minute.
+    expect((await store.increment('k8', MINUTE, 5, MINUTE, 't')).timeToExpire).toBeLessThanOrEqual(2);
+  });
+
+  it('lets a released hit be taken again at once by concurrent hits, and no more', async () => {
+    await Promise.all(Array.from({ length: 3 }, () => store.increment('k9', MINUTE, 3, MINUTE, 't')));
+    await store.release('k9', 't');
+    const results = await Promise.all(Array.from({ length: 5 }, () => store.increment('k9', MINUTE, 3, MINUTE, 't')));
+    expect(results.filter((r) => !r.isBlocked)).toHaveLength(1);
   });
 
   it('keeps keys and throttler names apart', async () => {
@@ -92,7 +118,7 @@ describe('memory rate-limit store', () => {
   it('stays within its size', async () => {
     const store = new MemoryRateLimitStore(3);
     for (const key of ['a', 'b', 'c', 'd']) await store.increment(key, MINUTE, 5, MINUTE, 't');
-    expect((await store.peek('a', 't')).totalHits).toBe(0);
-    expect((await store.peek('d', 't')).totalHits).toBe(1);
+    expect((await store.increment('d', MINUTE, 5, MINUTE, 't')).totalHits).toBe(2);
+    expect((await store.increment('a', MINUTE, 5, MINUTE, 't')).totalHits).toBe(1);
   });
 });

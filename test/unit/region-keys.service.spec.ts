@@ -6,7 +6,7 @@ import { Region } from '../../src/region-keys/entities/region.entity';
 import { ApiKeyLimitError, ApiKeyNotFoundError, LastApiKeyError, RegionNotFoundError } from '../../src/region-keys/region-keys.errors';
 import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
-import { automock, expectCalledInOrder, fakeDataSource } from '../support/service-mocks';
+import { automock, expectCalledInOrder, fakeDataSource, passThroughRowLocks } from '../support/service-mocks';
 
 const KEY_LIMIT = 3;
 
@@ -14,7 +14,7 @@ function newRegionKeysServiceTest() {
   const repository = automock(RegionKeysRepository);
   const { dataSource, transactionManager } = fakeDataSource();
   const config = { MAX_API_KEYS_PER_REGION: KEY_LIMIT, API_KEY_LAST_USED_RESOLUTION_SECONDS: 60 } as AppConfig;
-  return { sut: new RegionKeysService(dataSource, repository, config), repository, manager: transactionManager };
+  return { sut: new RegionKeysService(dataSource, repository, config, passThroughRowLocks(dataSource)), repository, manager: transactionManager };
 }
 
 const newRegion = (): Region => Object.assign(new Region(), { id: randomUUID(), name: 'North' });

@@ -19,6 +19,7 @@ import type { PlanetValues } from '../celestial-bodies.repository';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import { AtmosphereComponentDto, PhysicalPropertiesDto } from './planet-properties.dto';
 import { FINITE, IsDateTime, IsOmittable, trim } from './validators';
+import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
 
 /**
  * The body of POST and PUT /planets: the Galaxy's Planet without its read-only parts
@@ -30,16 +31,18 @@ import { FINITE, IsDateTime, IsOmittable, trim } from './validators';
  */
 @ApiSchema({ name: 'PlanetInput' })
 export class PlanetInputDto {
-  @ApiProperty({ minLength: 1, maxLength: 100, description: 'Trimmed.', example: 'Mars' })
+  @ApiProperty({ minLength: 1, maxLength: 100, description: `Trimmed. ${PLAIN_TEXT_RULE}`, example: 'Mars' })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
+  @IsPlainText()
   name: string;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, example: 'The red planet' })
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, description: PLAIN_TEXT_RULE, example: 'The red planet' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
+  @IsPlainText()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
@@ -90,7 +93,7 @@ export class PlanetInputDto {
     uniqueItems: true,
     minLength: 1,
     maxLength: 50,
-    description: 'Each trimmed, 1 to 50 characters, no duplicates.',
+    description: `Each trimmed, 1 to 50 characters, no duplicates. ${PLAIN_TEXT_RULE}`,
     example: ['solar-system', 'rocky', 'explored'],
   })
   @Transform(({ value }) => (Array.isArray(value) ? value.map((v) => trim({ value: v })) : value))
@@ -100,6 +103,7 @@ export class PlanetInputDto {
   @ArrayUnique()
   @IsString({ each: true })
   @Length(1, 50, { each: true })
+  @IsPlainText({ each: true })
   tags?: string[];
 }
 

@@ -3,6 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsNumber, IsObject, IsOptional, IsPositive, IsString, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { MAX_ID, SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
 import { FINITE, greaterThan, IsOmittable, trim } from './validators';
+import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
 
 /** Names an existing planet by its id. */
 @ApiSchema({ name: 'PlanetIdRef' })
@@ -38,16 +39,18 @@ export class OrbitInputDto {
 /** A satellite sent to POST /celestial-bodies (`type` moon, asteroid or comet). */
 @ApiSchema({ name: 'SatelliteInput' })
 export class SatelliteInputDto {
-  @ApiProperty({ minLength: 1, maxLength: 100, description: 'Trimmed.', example: 'Phobos' })
+  @ApiProperty({ minLength: 1, maxLength: 100, description: `Trimmed. ${PLAIN_TEXT_RULE}`, example: 'Phobos' })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
+  @IsPlainText()
   name: string;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, example: 'Phobos is the larger and innermost of the two moons of Mars.' })
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, description: PLAIN_TEXT_RULE, example: 'Phobos is the larger and innermost of the two moons of Mars.' })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
+  @IsPlainText()
   description?: string | null;
 
   @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Diameter in kilometers', example: 22.2 })

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ValidationFailedError } from '../problem/problem';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -26,7 +27,13 @@ export function applyStandardHeaders(request: FastifyRequest, reply: FastifyRepl
 
 /** Headers every response carries, errors and 404s included. */
 export function registerHttpHooks(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (request, reply) => applyStandardHeaders(request, reply));
+  fastify.addHook('onRequest', async (request, reply) => {
+    applyStandardHeaders(request, reply);
+    // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's check is off, see httpServerLimits.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new ValidationFailedError([{ field: 'Host', message: 'An HTTP/1.1 request must have a Host header' }], 'The Host header is missing.');
+    }
+  });
 
   // During shutdown, responses to requests that were already running close their
   // connection. Otherwise a client's keep-alive connection would stay open until its

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
 import { applyStandardHeaders } from '../http/http-hooks';
+import { databaseFault } from './database-faults';
 import { DomainError, PROBLEM_CONTENT_TYPE, ProblemDocument, problemType } from './problem';
 
 const STATUS_SLUGS: Record<number, string> = {
@@ -18,10 +19,6 @@ const STATUS_SLUGS: Record<number, string> = {
   500: 'internal',
   503: 'unavailable',
 };
-
-// PostgreSQL codes that mean "busy, try again", not "broken": lock_not_available,
-// query_canceled (statement_timeout), serialization_failure, deadlock_detected.
-const RETRYABLE_SQLSTATES = new Set(['55P03', '57014', '40001', '40P01']);
 
 interface FastifyLikeError {
   statusCode?: number;
@@ -95,12 +92,11 @@ export class ProblemFilter implements ExceptionFilter {
       if (status >= 500) return this.internal(exception, request);
       return { problem: this.fromStatus(status, this.httpExceptionDetail(exception)), headers: {} };
     }
-    if (exception instanceof QueryFailedError && RETRYABLE_SQLSTATES.has(String((exception.driverError as { code?: string })?.code))) {
-      request.log.warn(`Database busy (${(exception.driverError as { code?: string }).code}) on ${request.method} ${request.routeOptions?.url ?? ''}`);
-      return {
-        problem: this.fromStatus(503, 'The database is busy; retry the request shortly.'),
-        headers: { 'Retry-After': '1' },
-      };
+    const fault = databaseFault(exception);
+    if (fault) {
+      const cause = exception instanceof QueryFailedError ? exception.driverError : exception;
+      request.log.warn(`Database fault on ${request.method} ${request.routeOptions?.url ?? ''}: ${(cause as Error)?.message ?? String(cause)}`);
+      return { problem: this.fromStatus(503, fault.detail), headers: { 'Retry-After': String(fault.retryAfterSeconds) } };
     }
     const fastifyError = exception as FastifyLikeError;
     if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {

@@ -37,6 +37,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return counter ? { totalHits: counter.hits, timeToExpire: toSeconds(counter.resetAt - now) } : { totalHits: 0, timeToExpire: 0 };
   }
 
+  async release(key: string, throttlerName: string): Promise<void> {
+    const counter = this.live(`${throttlerName}:${key}`, Date.now());
+    if (counter && counter.hits > 0) counter.hits -= 1;
+  }
+
   private live(id: string, now: number): Counter | undefined {
     const counter = this.counters.get(id);
     if (counter && counter.resetAt <= now) {

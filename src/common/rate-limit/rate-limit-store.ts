@@ -12,12 +12,15 @@ export interface RateLimitWindow {
 /**
  * The counters behind every rate limit: @nestjs/throttler's storage contract (fixed windows:
  * the first hit opens a window of `ttl` ms; the hit past `limit` blocks the key for
- * `blockDuration` ms, and hits while blocked are not counted), plus `peek`, which the
- * failed-login limit needs: it must refuse a blocked client before checking a password,
- * but count only the attempts that fail.
+ * `blockDuration` ms, and hits while blocked are not counted), plus what the failed-login
+ * limit needs: `release`, as an attempt takes a hit before its password is checked and
+ * one that succeeds gives it back, so that only failures stay counted; and `peek`, to
+ * refuse a blocked client without taking a hit.
  */
 export interface RateLimitStore extends ThrottlerStorage {
   peek(key: string, throttlerName: string): Promise<RateLimitWindow>;
+  /** Uncounts one hit of the key's current window, if it has any; the window's end stays. */
+  release(key: string, throttlerName: string): Promise<void>;
 }
 
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');

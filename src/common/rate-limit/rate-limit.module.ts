@@ -13,7 +13,9 @@ import { RedisRateLimitStore } from './redis-rate-limit-store';
       provide: RATE_LIMIT_STORE,
       inject: [AppConfig],
       useFactory: (config: AppConfig): RateLimitStore =>
-        config.REDIS_URL ? new RedisRateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX) : new MemoryRateLimitStore(),
+        config.REDIS_URL
+          ? new RedisRateLimitStore(config.REDIS_URL, config.REDIS_KEY_PREFIX, config.REDIS_COMMAND_TIMEOUT_MS)
+          : new MemoryRateLimitStore(),
     },
   ],
   exports: [RATE_LIMIT_STORE],

@@ -24,6 +24,13 @@ end
 return { hits, left }
 `;
 
+// Never below zero, and the key keeps its expiry (DECR does not touch it).
+const RELEASE = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then
+  redis.call('DECR', KEYS[1])
+end
+`;
+
 /** Counters shared by every instance through Redis (REDIS_URL). */
 export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdown {
   private readonly logger = new Logger(RedisRateLimitStore.name);
@@ -32,10 +39,20 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
   constructor(
     url: string,
     private readonly keyPrefix: string,
+    commandTimeoutMs = 1000,
   ) {
-    // A few quick retries, then fail the request: hanging every sign-in while Redis
-    // is away would be worse than a 503.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+    // Hanging every sign-in while Redis is away would be worse than a 503. Down: one
+    // reconnect attempt, then the command fails. Silent (connected, no replies): each
+    // command fails after commandTimeout, and a socket that has not answered a command
+    // sent for twice as long is dropped and reopened, so the client recovers when Redis
+    // does; without that, replies arriving later would be matched to the wrong commands.
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      commandTimeout: commandTimeoutMs,
+      socketTimeout: commandTimeoutMs * 2,
+      lazyConnect: false,
+    });
     this.redis.on('error', (err: Error) => this.logger.warn(`Redis: ${err.message}`));
   }
 
@@ -52,10 +69,14 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
     return { totalHits: Number(hits ?? 0), timeToExpire: toSeconds(msLeft) };
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    // quit() would wait for a connection that may never come back.
-    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
-    else this.redis.disconnect();
+  async release(key: string, throttlerName: string): Promise<void> {
+    await this.run(() => this.redis.eval(RELEASE, 1, this.redisKey(key, throttlerName)));
+  }
+
+  onApplicationShutdown(): void {
+    // Not quit(): it waits for Redis's reply, which a silent Redis never sends. Every
+    // command has had its answer by now (requests are finished), so nothing is lost.
+    this.redis.disconnect();
   }
 
   private redisKey(key: string, throttlerName: string): string {

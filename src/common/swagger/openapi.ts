@@ -10,6 +10,11 @@ Region API keys, users and tokens, and the planets and satellites of the Galaxy.
 
 Errors are RFC 9457 problem documents (\`application/problem+json\`). Every response carries
 \`X-Request-ID\`; send your own to correlate logs.
+
+Limits: a JSON body is at most 64 KiB (413) and nests at most 32 levels (400); a request must
+arrive whole, headers and body, within a minute by default (408). When the database, or the
+shared rate-limit counters, cannot answer, or a row stays locked past the lock timeout, the
+answer is 503 with \`Retry-After\`: retry then.
 `.trim();
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

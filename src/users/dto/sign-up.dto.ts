@@ -3,14 +3,16 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { EMAIL_MAX_LENGTH, normalizeEmail } from '../email';
 import { IsUtf8ByteLength, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
+import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
 
 @ApiSchema({ name: 'NewUser' })
 export class SignUpDto {
-  @ApiPropertyOptional({ type: 'string', nullable: true, minLength: 1, maxLength: 100, description: 'Trimmed.', example: 'Marc' })
+  @ApiPropertyOptional({ type: 'string', nullable: true, minLength: 1, maxLength: 100, description: `Trimmed. ${PLAIN_TEXT_RULE}`, example: 'Marc' })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsOptional()
   @IsString()
   @Length(1, 100)
+  @IsPlainText()
   name?: string | null;
 
   @ApiProperty({

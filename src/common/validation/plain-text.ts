@@ -1,0 +1,31 @@
+import { ValidateBy, type ValidationOptions } from 'class-validator';
+
+/**
+ * Characters that change how text is shown without being seen: controls (CR/LF and tab
+ * included, which would forge lines in logs and lists), bidirectional overrides, isolates
+ * and marks (which reorder what follows), zero-width spaces, the word joiner and invisible
+ * operators, the byte order mark, and the line and paragraph separators.
+ *
+ * Zero-width non-joiner and joiner (U+200C, U+200D) stay allowed: Persian, Hindi and other
+ * scripts need them inside words, and emoji sequences are built with them.
+ */
+const VISIBLE_ONLY = /^[^\p{Cc}\u061C\u200B\u200E\u200F\u2028-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]*$/u;
+
+/**
+ * A name or description: one line of text whose characters are all shown as they are.
+ * Anything but a string passes, for IsString to refuse with its own message.
+ */
+export const IsPlainText = (options?: ValidationOptions) =>
+  ValidateBy(
+    {
+      name: 'isPlainText',
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || VISIBLE_ONLY.test(value),
+        defaultMessage: () => '$property must not contain control characters, line breaks, bidirectional overrides or invisible characters',
+      },
+    },
+    options,
+  );
+
+/** The rule, as the API documentation states it. */
+export const PLAIN_TEXT_RULE = 'One line of visible text: no control characters (tabs and line breaks included), bidirectional overrides or invisible characters.';

@@ -1,0 +1,208 @@
+import type { Response } from 'light-my-request';
+import { MAX_JSON_DEPTH } from '../../src/common/validation/json-shape';
+import { expectProblem } from '../support/problems';
+import { newRegion, startTestApp, TestApp } from '../support/test-app';
+import { basicHeader, newUser, UserFixture } from '../support/users';
+
+// Requests that broke the service's promises one at a time: a stack overflow, names the
+// validator could not see, credentials cut at the wrong colon, text that hides itself.
+
+let t: TestApp;
+let alice: UserFixture;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  alice = await newUser(t);
+});
+afterAll(async () => t.close());
+
+const fieldsOf = (res: Response): string[] => (res.json().errors ?? []).map((e: { field: string }) => e.field);
+
+/** A JSON text nested `depth` levels deep, as a string (JSON.stringify would recurse too). */
+const nestedArrays = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+describe('deeply nested JSON', () => {
+  const post = (url: string, field: string, nested: string, headers: Record<string, string> = {}) =>
+    t.request({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: `{"email":"ann@example.com","password":"password-1","${field}":${nested}}`,
+    });
+
+  it.each([
+    ['arrays', nestedArrays(2000)],
+    ['objects', nestedObjects(2000)],
+    ['arrays, as deep as 64 KiB allows', nestedArrays(32000)],
+  ])('is a 400 naming the field, not a stack overflow, for %s on a public route', async (_, nested) => {
+    for (const url of ['/user/signup', '/auth/token']) {
+      const res = await post(url, 'name', nested);
+      const body = expectProblem(res, 400, 'validation');
+      expect(body.errors).toEqual([{ field: 'name', message: `name is nested more than ${MAX_JSON_DEPTH} levels deep` }]);
+    }
+  });
+
+  it('is a 400 on an authenticated route too', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/planets',
+      headers: { 'content-type': 'application/json', authorization: alice.basic },
+      payload: `{"name":"Deep","physicalProperties":${nestedObjects(3000)}}`,
+    });
+    expectProblem(res, 400, 'validation');
+    expect(fieldsOf(res)).toEqual(['physicalProperties']);
+  });
+
+  it(`accepts the deepest body a route declares, far below ${MAX_JSON_DEPTH} levels`, async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/planets',
+      headers: { authorization: alice.basic },
+      payload: { name: 'Shallow', physicalProperties: { temperature: { min: 1, max: 2 } } },
+    });
+    expect(res.statusCode).toBe(201);
+  });
+});
+
+// Names every object inherits: class-transformer skips them when it builds the DTO, so the
+// unknown-field check never saw them and they were dropped without a word.
+const PROTOTYPE_NAMES = ['toString', 'valueOf', 'constructor', 'hasOwnProperty', 'isPrototypeOf', 'toLocaleString', '__defineGetter__'];
+
+describe('unknown fields named like Object.prototype members', () => {
+  it.each(PROTOTYPE_NAMES)('%s in a body is a 400 naming it, like any unknown field', async (name) => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/user/signup',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"email":"proto-${name.toLowerCase()}@example.com","password":"password-1","${name}":"x"}`,
+    });
+    expectProblem(res, 400, 'validation');
+    expect(res.json().errors).toEqual([{ field: name, message: `property ${name} should not exist` }]);
+  });
+
+  it.each(PROTOTYPE_NAMES)('%s nested in a body is a 400 naming its path', async (name) => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/planets',
+      headers: { 'content-type': 'application/json', authorization: alice.basic },
+      payload: `{"name":"Proto","physicalProperties":{"mass":1,"${name}":1}}`,
+    });
+    expectProblem(res, 400, 'validation');
+    expect(fieldsOf(res)).toEqual([`physicalProperties.${name}`]);
+  });
+
+  it.each([...PROTOTYPE_NAMES, '__proto__'])('%s in a query string is a 400 naming it', async (name) => {
+    const res = await t.request({ method: 'GET', url: `/planets?limit=5&${name}=1` });
+    expectProblem(res, 400, 'validation');
+    expect(fieldsOf(res)).toEqual([name]);
+  });
+
+  it('__proto__ in a body is a 400 problem', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/user/signup',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":"proto@example.com","password":"password-1","__proto__":{"admin":true}}',
+    });
+    expectProblem(res, 400);
+  });
+
+  it('nothing of such a body is stored', async () => {
+    const email = 'kept-out@example.com';
+    const res = await t.request({ method: 'POST', url: '/user/signup', payload: { email, password: 'password-1', valueOf: 1 } });
+    expect(res.statusCode).toBe(400);
+    expect((await t.request({ method: 'POST', url: '/auth/token', payload: { email, password: 'password-1' } })).statusCode).toBe(401);
+  });
+});
+
+describe('Basic credentials split at the first colon (RFC 7617)', () => {
+  it.each([
+    ['begins with a colon', ':starts-with-colon'],
+    ['is colons only', '::::::::'],
+    ['contains colons', 'a:b:c:d:e:f'],
+    ['ends with a colon', 'ends-with-colon:'],
+  ])('a password that %s works with Basic as with POST /auth/token', async (_, password) => {
+    const user = await newUser(t, { password });
+    const me = await t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(user.email, password) } });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().id).toBe(user.id);
+    // The same password with the first colon's other side cut off is wrong.
+    const cut = password.slice(password.indexOf(':') + 1) || 'x';
+    const wrong = await t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(user.email, cut) } });
+    expect(wrong.statusCode).toBe(401);
+  });
+
+  it('still refuses headers that are not exact Basic credentials', async () => {
+    for (const authorization of ['Basic', 'Basic !!!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':pw-without-email').toString('base64')}`]) {
+      const res = await t.request({ method: 'GET', url: '/me', headers: { authorization } });
+      expectProblem(res, 401, 'unauthenticated');
+      expect(res.headers['www-authenticate']).toContain('Basic');
+    }
+  });
+});
+
+// Characters that change how text looks without being seen: a name shown in a log or a
+// list can hide another line (CR/LF), reverse what follows it (bidi overrides), or look
+// like another name (zero-width characters).
+const HIDDEN = [
+  ['a line feed', 'Mars\nAdmin: yes'],
+  ['a carriage return', 'Mars\rX'],
+  ['a tab', 'Mars\tX'],
+  ['an escape (C0 control)', 'Mars\u001b[31m'],
+  ['a C1 control', 'Mars\u0085X'],
+  ['DEL', 'Mars\u007f'],
+  ['a right-to-left override', 'Mars\u202Egnp.exe'],
+  ['a left-to-right isolate', 'Mars\u2066X\u2069'],
+  ['a right-to-left mark', 'Mars\u200F'],
+  ['a zero-width space', 'Ma\u200Brs'],
+  ['a word joiner', 'Ma\u2060rs'],
+  ['a byte order mark', 'Ma\uFEFFrs'],
+  ['a line separator', 'Mars\u2028X'],
+] as const;
+
+describe('names and descriptions are plain text', () => {
+  it.each(HIDDEN)('a planet name or description with %s is a 400 naming the field', async (_, text) => {
+    for (const field of ['name', 'description']) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/planets',
+        headers: { authorization: alice.basic },
+        payload: { name: 'Mars', [field]: text },
+      });
+      expectProblem(res, 400, 'validation');
+      expect(fieldsOf(res)).toEqual([field]);
+    }
+  });
+
+  it.each(HIDDEN)('a user name, a key description, a satellite name and tags with %s are refused', async (_, text) => {
+    const region = await newRegion(t);
+    const cases: [Promise<Response>, string][] = [
+      [t.request({ method: 'POST', url: '/user/signup', payload: { name: text, email: 'hidden@example.com', password: 'password-1' } }), 'name'],
+      [t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': region.key }, payload: { description: text } }), 'description'],
+      [
+        t.request({
+          method: 'POST',
+          url: '/celestial-bodies',
+          headers: { authorization: alice.basic },
+          payload: { name: text, type: 'moon', orbit: { planet: { id: 1 } } },
+        }),
+        'name',
+      ],
+      [t.request({ method: 'POST', url: '/planets', headers: { authorization: alice.basic }, payload: { name: 'Mars', tags: ['ok', text] } }), 'tags'],
+    ];
+    for (const [pending, field] of cases) {
+      const res = await pending;
+      expectProblem(res, 400, 'validation');
+      expect(fieldsOf(res)).toEqual([field]);
+    }
+  });
+
+  it('keeps text in any script, with emoji, joiners inside words, and accents', async () => {
+    for (const name of ['Ἀφροδίτη', 'کره\u200Cی ماه', 'ग्रह', '👩\u200D🚀 crew', 'Ꮎ Cherokee', 'Zoë – “quoted”']) {
+      const res = await t.request({ method: 'POST', url: '/planets', headers: { authorization: alice.basic }, payload: { name, description: name } });
+      expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 201 });
+      expect(res.json()).toMatchObject({ name, description: name });
+    }
+  });
+});

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { jest } from '@jest/globals';
+import type { Response } from 'light-my-request';
+import { PasswordHasher } from '../../src/users/password-hasher';
+import { TwoInstances, twoInstancesSharingRedis } from '../support/redis';
+import { startTestApp, TestApp } from '../support/test-app';
+import { basicHeader, newUser } from '../support/users';
+
+// The failed-sign-in limit must hold for attempts sent at the same moment, not only one
+// after another: each takes its slot before its password is checked.
+
+const LIMIT = 3;
+
+const token = (t: TestApp, email: string, password: string) => t.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
+const basic = (t: TestApp, email: string, password: string) =>
+  t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(email, password) } });
+
+const count = (responses: Response[], status: number) => responses.filter((r) => r.statusCode === status).length;
+
+/** Every request of the batch is sent before any is answered. */
+const batch = (requests: (() => Promise<Response>)[]) => Promise.all(requests.map((send) => send()));
+const times = (n: number, send: () => Promise<Response>) => Array.from({ length: n }, () => send);
+
+/** Counts the password checks (bcrypt) the apps make while `run` runs. */
+async function countingChecks<T>(apps: TestApp[], run: () => Promise<T>): Promise<{ value: T; checks: number }> {
+  const spies = apps.map((t) => jest.spyOn(t.app.get(PasswordHasher), 'compare'));
+  try {
+    const value = await run();
+    return { value, checks: spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0) };
+  } finally {
+    spies.forEach((spy) => spy.mockRestore());
+  }
+}
+
+describe('failed sign-ins sent at once, one instance (counters in memory)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ LOGIN_FAILURE_LIMIT: String(LIMIT) });
+  });
+  afterAll(async () => t.close());
+
+  it.each([
+    ['POST /auth/token', token],
+    ['Basic', basic],
+  ])('through %s, checks only LIMIT of 30 wrong passwords; the rest are 429 unchecked', async (_, send) => {
+    const u = await newUser(t);
+    const { value: responses, checks } = await countingChecks([t], () => batch(times(30, () => send(t, u.email, 'wrong-password'))));
+    expect(count(responses, 401)).toBe(LIMIT);
+    expect(count(responses, 429)).toBe(30 - LIMIT);
+    expect(checks).toBe(LIMIT);
+  });
+
+  it.each([
+    ['POST /auth/token', token],
+    ['Basic', basic],
+  ])('through %s, refuses the right password sent after 30 wrong ones in the same batch', async (_, send) => {
+    const u = await newUser(t);
+    const responses = await batch([...times(30, () => send(t, u.email, 'wrong-password')), () => send(t, u.email, u.password)]);
+    expect(count(responses.slice(0, 30), 401)).toBe(LIMIT);
+    expect(responses[30].statusCode).toBe(429);
+  });
+
+  it('counts token and Basic attempts against one limit', async () => {
+    const u = await newUser(t);
+    const responses = await batch([...times(15, () => token(t, u.email, 'wrong-password')), ...times(15, () => basic(t, u.email, 'wrong-password'))]);
+    expect(count(responses, 401)).toBe(LIMIT);
+  });
+
+  it('does not count right passwords sent together, so the user keeps the whole allowance', async () => {
+    const u = await newUser(t);
+    const responses = await batch(times(LIMIT, () => token(t, u.email, u.password)));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(LIMIT).fill(201));
+    // All LIMIT failures are still allowed after them.
+    const wrong = await batch(times(LIMIT + 2, () => token(t, u.email, 'wrong-password')));
+    expect(count(wrong, 401)).toBe(LIMIT);
+  });
+
+  it('lets many concurrent requests with cached Basic credentials through: they need no slot', async () => {
+    const u = await newUser(t);
+    expect((await basic(t, u.email, u.password)).statusCode).toBe(200);
+    const responses = await batch(times(20, () => basic(t, u.email, u.password)));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+  });
+
+  it('gives the slot back when the check fails for a reason other than the password', async () => {
+    const u = await newUser(t);
+    const compare = jest.spyOn(t.app.get(PasswordHasher), 'compare').mockRejectedValue(new Error('hashing failed'));
+    try {
+      for (let i = 0; i < LIMIT + 1; i++) {
+        // app.inject: a 500 is no answer the OpenAPI document promises, so the checked request would throw.
+        const res = await t.app.inject({ method: 'POST', url: '/auth/token', payload: { email: u.email, password: u.password } });
+        expect(res.statusCode).toBe(500);
+      }
+    } finally {
+      compare.mockRestore();
+    }
+    expect((await token(t, u.email, u.password)).statusCode).toBe(201);
+  });
+});
+
+describe('failed sign-ins sent at once through two instances sharing Redis', () => {
+  let instances: TwoInstances;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    instances = await twoInstancesSharingRedis({ LOGIN_FAILURE_LIMIT: String(LIMIT) });
+    ({ a, b } = instances);
+  });
+  afterAll(async () => instances?.close());
+
+  it.each([
+    ['POST /auth/token', token],
+    ['Basic', basic],
+  ])('through %s, checks only LIMIT of 30 wrong passwords across both', async (_, send) => {
+    // No such user: an unknown email is counted exactly like a known one (and needs no
+    // account on the embedded database of each instance).
+    const email = `nobody-${randomBytes(4).toString('hex')}@example.com`;
+    const { value: responses, checks } = await countingChecks([a, b], () =>
+      batch(Array.from({ length: 30 }, (_, i) => () => send(i % 2 ? a : b, email, 'wrong-password'))),
+    );
+    expect(count(responses, 401)).toBe(LIMIT);
+    expect(count(responses, 429)).toBe(30 - LIMIT);
+    expect(checks).toBe(LIMIT);
+  });
+
+  it('refuses the right password sent after 30 wrong ones in the same batch', async () => {
+    const u = await newUser(a);
+    const responses = await batch([...times(30, () => token(a, u.email, 'wrong-password')), () => token(a, u.email, u.password)]);
+    expect(count(responses, 401)).toBe(LIMIT);
+    expect(responses[30].statusCode).toBe(429);
+  });
+});
