@@ -19,7 +19,7 @@ const count = (responses: Response[], status: number) => responses.filter((r) =>
 
 /** Every request of the batch is sent before any is answered. */
 const batch = (requests: (() => Promise<Response>)[]) => Promise.all(requests.map((send) => send()));
-const times = (n: number, send: () => Promise<Response>) => Array.from({ length: n }, () => send);
+const times = (n: number, send: (i: number) => Promise<Response>) => Array.from({ length: n }, (_, i) => () => send(i));
 
 /** Counts the password checks (bcrypt) the apps make while `run` runs. */
 async function countingChecks<T>(apps: TestApp[], run: () => Promise<T>): Promise<{ value: T; checks: number }> {
@@ -45,7 +45,7 @@ describe('failed sign-ins sent at once, one instance (counters in memory)', () =
     ['Basic', basic],
   ])('through %s, checks only LIMIT of 30 wrong passwords; the rest are 429 unchecked', async (_, send) => {
     const u = await newUser(t);
-    const { value: responses, checks } = await countingChecks([t], () => batch(times(30, () => send(t, u.email, 'wrong-password'))));
+    const { value: responses, checks } = await countingChecks([t], () => batch(times(30, (i) => send(t, u.email, `wrong-password-${i}`))));
     expect(count(responses, 401)).toBe(LIMIT);
     expect(count(responses, 429)).toBe(30 - LIMIT);
     expect(checks).toBe(LIMIT);
@@ -56,15 +56,40 @@ describe('failed sign-ins sent at once, one instance (counters in memory)', () =
     ['Basic', basic],
   ])('through %s, refuses the right password sent after 30 wrong ones in the same batch', async (_, send) => {
     const u = await newUser(t);
-    const responses = await batch([...times(30, () => send(t, u.email, 'wrong-password')), () => send(t, u.email, u.password)]);
+    const responses = await batch([...times(30, (i) => send(t, u.email, `wrong-password-${i}`)), () => send(t, u.email, u.password)]);
     expect(count(responses.slice(0, 30), 401)).toBe(LIMIT);
     expect(responses[30].statusCode).toBe(429);
   });
 
   it('counts token and Basic attempts against one limit', async () => {
     const u = await newUser(t);
-    const responses = await batch([...times(15, () => token(t, u.email, 'wrong-password')), ...times(15, () => basic(t, u.email, 'wrong-password'))]);
+    const responses = await batch([
+      ...times(15, (i) => token(t, u.email, `wrong-password-${i}`)),
+      ...times(15, (i) => basic(t, u.email, `other-wrong-password-${i}`)),
+    ]);
     expect(count(responses, 401)).toBe(LIMIT);
+  });
+
+  it('lets identical Basic guesses sent together share one check and one slot: they are one guess', async () => {
+    const u = await newUser(t);
+    // As slow as bcrypt at the production cost, so that all 30 arrive while the first is checked.
+    const hasher = t.app.get(PasswordHasher);
+    const compare = hasher.compare.bind(hasher);
+    const slow = jest.spyOn(hasher, 'compare').mockImplementation(async (password, hash) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return compare(password, hash);
+    });
+    let responses: Response[];
+    try {
+      responses = await batch(times(30, () => basic(t, u.email, 'wrong-password')));
+      expect(slow).toHaveBeenCalledTimes(1);
+    } finally {
+      slow.mockRestore();
+    }
+    expect(count(responses, 401)).toBe(30);
+    // LIMIT - 1 distinct failures are still allowed after them, then 429.
+    const distinct = await batch(times(LIMIT + 2, (i) => basic(t, u.email, `wrong-password-${i}`)));
+    expect(count(distinct, 401)).toBe(LIMIT - 1);
   });
 
   it('does not count right passwords sent together, so the user keeps the whole allowance', async () => {
@@ -118,7 +143,7 @@ describe('failed sign-ins sent at once through two instances sharing Redis', () 
     // account on the embedded database of each instance).
     const email = `nobody-${randomBytes(4).toString('hex')}@example.com`;
     const { value: responses, checks } = await countingChecks([a, b], () =>
-      batch(Array.from({ length: 30 }, (_, i) => () => send(i % 2 ? a : b, email, 'wrong-password'))),
+      batch(Array.from({ length: 30 }, (_, i) => () => send(i % 2 ? a : b, email, `wrong-password-${i}`))),
     );
     expect(count(responses, 401)).toBe(LIMIT);
     expect(count(responses, 429)).toBe(30 - LIMIT);
@@ -127,7 +152,7 @@ describe('failed sign-ins sent at once through two instances sharing Redis', () 
 
   it('refuses the right password sent after 30 wrong ones in the same batch', async () => {
     const u = await newUser(a);
-    const responses = await batch([...times(30, () => token(a, u.email, 'wrong-password')), () => token(a, u.email, u.password)]);
+    const responses = await batch([...times(30, (i) => token(a, u.email, `wrong-password-${i}`)), () => token(a, u.email, u.password)]);
     expect(count(responses, 401)).toBe(LIMIT);
     expect(responses[30].statusCode).toBe(429);
   });
