@@ -18,6 +18,11 @@ export class UploadSlots {
     this.slots = new Semaphore(config.UPLOAD_CONCURRENCY);
   }
 
+  /** Slots free right now. */
+  get available(): number {
+    return this.slots.getValue();
+  }
+
   async run<T>(upload: () => Promise<T>): Promise<T> {
     let release: () => void;
     try {
