@@ -16,6 +16,8 @@ export interface EventApiKey {
 
 export interface RegionEventRecord {
   id: string;
+  /** Insertion order, a bigint as text: internal, it orders events of the same millisecond. */
+  seq: string;
   type: RegionEventType;
   occurredAt: Date;
   actor: EventActor;
@@ -24,16 +26,17 @@ export interface RegionEventRecord {
   requestId: string | null;
 }
 
-export type NewRegionEvent = RegionEventRecord & { regionId: string };
+export type NewRegionEvent = Omit<RegionEventRecord, 'seq'> & { regionId: string };
 
 /** Where a listing resumes: after this event, in newest-first order. */
 export interface EventPosition {
   occurredAt: Date;
-  id: string;
+  seq: string;
 }
 
 interface RegionEventRow {
   id: string;
+  seq: string;
   type: RegionEventType;
   occurredAt: Date;
   actorType: 'api_key' | 'operator';
@@ -82,20 +85,24 @@ export class RegionEventsRepository {
     );
   }
 
-  /** Newest first; `after` resumes strictly past an event already listed (keyset, so new events do not shift pages). */
+  /**
+   * Newest first (by time, then by insertion); `after` resumes strictly past an event
+   * already listed (keyset, so new events do not shift later pages).
+   */
   async listByRegion(regionId: string, limit: number, after: EventPosition | null): Promise<RegionEventRecord[]> {
     const rows: RegionEventRow[] = await this.dataSource.query(
-      `SELECT id, type, occurred_at AS "occurredAt", actor_type AS "actorType", actor_api_key_id AS "actorApiKeyId",
+      `SELECT id, seq, type, occurred_at AS "occurredAt", actor_type AS "actorType", actor_api_key_id AS "actorApiKeyId",
               actor_token_preview AS "actorTokenPreview", api_key_id AS "apiKeyId", api_key_token_preview AS "apiKeyTokenPreview",
               api_key_revokes_at AS "apiKeyRevokesAt", client_address AS "clientAddress", request_id AS "requestId"
          FROM region_events
-        WHERE region_id = $1 ${after ? 'AND (occurred_at, id) < ($3, $4)' : ''}
-        ORDER BY occurred_at DESC, id DESC
+        WHERE region_id = $1 ${after ? 'AND (occurred_at, seq) < ($3, $4)' : ''}
+        ORDER BY occurred_at DESC, seq DESC
         LIMIT $2`,
-      after ? [regionId, limit, after.occurredAt, after.id] : [regionId, limit],
+      after ? [regionId, limit, after.occurredAt, after.seq] : [regionId, limit],
     );
     return rows.map((row) => ({
       id: row.id,
+      seq: row.seq,
       type: row.type,
       occurredAt: row.occurredAt,
       actor:

@@ -304,6 +304,7 @@ describe(RegionKeysService.name, () => {
   describe('listEvents', () => {
     const event = (second: number) => ({
       id: randomUUID(),
+      seq: String(100 - second),
       type: 'api_key.created' as const,
       occurredAt: new Date(NOW.getTime() - second * 1000),
       actor: { type: 'operator' as const },
@@ -322,11 +323,11 @@ describe(RegionKeysService.name, () => {
       expect(page.events).toEqual(rows.slice(0, 2));
       events.listByRegion.mockResolvedValueOnce([rows[2]]);
       const next = await sut.listEvents(region.id, 2, page.next!);
-      expect(events.listByRegion).toHaveBeenLastCalledWith(region.id, 3, { occurredAt: rows[1].occurredAt, id: rows[1].id });
+      expect(events.listByRegion).toHaveBeenLastCalledWith(region.id, 3, { occurredAt: rows[1].occurredAt, seq: rows[1].seq });
       expect(next).toEqual({ events: [rows[2]], next: null });
     });
 
-    it.each(['nonsense', Buffer.from('2026-11-22T10:15:00.000Z not-a-uuid').toString('base64url'), ''])(
+    it.each(['nonsense', Buffer.from('2026-11-22T10:15:00.000Z 0').toString('base64url'), ''])(
       'refuses a cursor it did not hand out (%j) with a 400 naming the cursor',
       async (cursor) => {
         await expect(sut.listEvents(region.id, 2, cursor)).rejects.toMatchObject({ status: 400, errors: [{ field: 'cursor' }] });

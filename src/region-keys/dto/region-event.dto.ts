@@ -29,7 +29,7 @@ export class ListRegionEventsQueryDto {
     maxLength: 200,
     pattern: '^[A-Za-z0-9_-]+$',
     description: 'Where to continue: `meta.next` of the previous page, as given. Absent: the newest events.',
-    example: 'MjAyNi0xMS0yMlQxMDoxNTowMC4wMDBaIDNmNmE3YzJlLTFkNGItNGE5Yy04ZTJmLTViNmM3ZDhlOWYwYQ',
+    example: 'MjAyNi0xMS0yMlQxMDoxNTowMC4wMDBaIDQy',
   })
   @IsOptional()
   @IsString()
@@ -138,7 +138,7 @@ export class RegionEventPageMetaDto {
     type: 'string',
     nullable: true,
     description: 'Pass as `cursor` for the next (older) page; null on the last page. Opaque.',
-    example: 'MjAyNi0xMS0yMlQxMDoxNTowMC4wMDBaIDNmNmE3YzJlLTFkNGItNGE5Yy04ZTJmLTViNmM3ZDhlOWYwYQ',
+    example: 'MjAyNi0xMS0yMlQxMDoxNTowMC4wMDBaIDQy',
   })
   next: string | null;
 }

@@ -9,6 +9,8 @@ export class KeyRollAndRegionEvents1763900000000 implements MigrationInterface {
     await q.query(`ALTER TABLE "api_keys" ADD "revokes_at" TIMESTAMP WITH TIME ZONE`);
     await q.query(`CREATE TABLE "region_events" (
       "id" uuid NOT NULL,
+      -- Insertion order: orders events of the same millisecond (the two of a roll, say).
+      "seq" bigint GENERATED ALWAYS AS IDENTITY,
       "region_id" uuid NOT NULL,
       "type" character varying(32) NOT NULL,
       "occurred_at" TIMESTAMP WITH TIME ZONE NOT NULL,
@@ -28,9 +30,9 @@ export class KeyRollAndRegionEvents1763900000000 implements MigrationInterface {
         OR ("actor_type" = 'api_key' AND "actor_api_key_id" IS NOT NULL AND "actor_token_preview" IS NOT NULL)),
       CONSTRAINT "region_events_region_id_fkey" FOREIGN KEY ("region_id") REFERENCES "regions"("id")
         ON DELETE RESTRICT ON UPDATE NO ACTION)`);
-    // The listing: a region's events newest first, resumed after a (occurred_at, id) cursor.
+    // The listing: a region's events newest first, resumed after a (occurred_at, seq) cursor.
     await q.query(
-      `CREATE INDEX "region_events_by_region_newest_idx" ON "region_events" ("region_id", "occurred_at" DESC, "id" DESC)`,
+      `CREATE INDEX "region_events_by_region_newest_idx" ON "region_events" ("region_id", "occurred_at" DESC, "seq" DESC)`,
     );
     // An audit trail that the application could rewrite would prove little: rows are only
     // ever inserted.
