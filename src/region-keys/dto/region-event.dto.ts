@@ -28,8 +28,8 @@ export class ListRegionEventsQueryDto {
     type: 'string',
     maxLength: 200,
     pattern: '^[A-Za-z0-9_-]+$',
+    // No example: Swagger UI's "Try it out" would send it, and list from a made-up position.
     description: 'Where to continue: `meta.next` of the previous page, as given. Absent: the newest events.',
-    example: 'MjAyNi0xMS0yMlQxMDoxNTowMC4wMDBaIDQy',
   })
   @IsOptional()
   @IsString()
