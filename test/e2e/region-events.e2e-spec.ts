@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../../src/common/clock/clock';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
 import { expectProblem } from '../support/problems';
-import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
+import { newRegion, RegionFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 
 /** The region's audit trail: GET /auth/region/events. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -224,6 +224,13 @@ describe('the events table', () => {
     await expect(db.query("UPDATE region_events SET request_id = 'forged' WHERE region_id = $1", [region.regionId])).rejects.toThrow(/append-only/);
     await expect(db.query('DELETE FROM region_events WHERE region_id = $1', [region.regionId])).rejects.toThrow(/append-only/);
     expect(await allEvents(region.key)).toHaveLength(1);
+  });
+
+  it('has the region made at first start, by an operator', async () => {
+    const { data } = await events(TEST_ENV.INITIAL_REGION_API_KEY);
+    expect(data).toEqual([
+      expect.objectContaining({ type: 'region.created', actor: { type: 'operator' }, clientAddress: null, requestId: null }),
+    ]);
   });
 
   it('records operator changes without a client address or request id', async () => {
