@@ -96,8 +96,8 @@ export class RegionKeysService {
 
   createKey(regionId: string, description: string | null, origin: ChangeOrigin): Promise<IssuedApiKey> {
     return this.dataSource.transaction(async (manager) => {
-      const now = this.clock.now();
       if (!(await this.repository.lockRegion(manager, regionId))) throw new RegionNotFoundError(regionId);
+      const now = this.clock.now();
       const limit = this.config.MAX_API_KEYS_PER_REGION;
       if ((await this.repository.countActiveKeys(manager, regionId, now)) >= limit) throw new ApiKeyLimitError(limit);
       const issued = await this.issueKey(manager, regionId, description);
@@ -111,12 +111,13 @@ export class RegionKeysService {
    * scheduled to stop do not count, so time passing never leaves a region keyless. The
    * region row is locked before counting, so concurrent changes to one region's keys (from
    * any number of instances) queue on that lock and each counts what the previous one
-   * committed.
+   * committed. The time is read once the lock is held: a change that waited for it goes by
+   * the time it is made, and its event follows the one it waited for.
    */
   async revokeKey(regionId: string, keyId: string, origin: ChangeOrigin): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const now = this.clock.now();
       await this.repository.lockRegion(manager, regionId);
+      const now = this.clock.now();
       const key = await this.repository.findActiveKeyInRegion(manager, keyId, regionId, now);
       if (!key) throw new ApiKeyNotFoundError();
       if (key.revokesAt === null && (await this.repository.countPermanentKeys(manager, regionId)) <= 1) throw new LastApiKeyError();
@@ -137,8 +138,8 @@ export class RegionKeysService {
     origin: ChangeOrigin,
   ): Promise<RolledApiKey> {
     return this.dataSource.transaction(async (manager) => {
-      const now = this.clock.now();
       await this.repository.lockRegion(manager, regionId);
+      const now = this.clock.now();
       const old = await this.repository.findActiveKeyInRegion(manager, keyId, regionId, now);
       if (!old) throw new ApiKeyNotFoundError();
       if (old.revokesAt) throw new ApiKeyAlreadyRolledError(old.revokesAt);

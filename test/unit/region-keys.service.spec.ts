@@ -24,8 +24,8 @@ function newRegionKeysServiceTest() {
   const events = automock(RegionEventsRepository);
   const { dataSource, transactionManager } = fakeDataSource();
   const config = { MAX_API_KEYS_PER_REGION: KEY_LIMIT, API_KEY_LAST_USED_RESOLUTION_SECONDS: 60 } as AppConfig;
-  const clock: Clock = { now: () => new Date(NOW) };
-  return { sut: new RegionKeysService(dataSource, repository, events, config, clock), repository, events, manager: transactionManager };
+  const clock = { now: jest.fn(() => new Date(NOW)).mockName('clock.now') } satisfies Clock;
+  return { sut: new RegionKeysService(dataSource, repository, events, config, clock), repository, events, clock, manager: transactionManager };
 }
 
 const newRegion = (): Region => Object.assign(new Region(), { id: randomUUID(), name: 'North' });
@@ -51,12 +51,13 @@ describe(RegionKeysService.name, () => {
   let sut: RegionKeysService;
   let repository: jest.Mocked<RegionKeysRepository>;
   let events: jest.Mocked<RegionEventsRepository>;
+  let clock: { now: jest.Mock<Date, []> };
   let manager: unknown;
   let region: Region;
   let caller: ApiKey;
 
   beforeEach(() => {
-    ({ sut, repository, events, manager } = newRegionKeysServiceTest());
+    ({ sut, repository, events, clock, manager } = newRegionKeysServiceTest());
     region = newRegion();
     caller = newKey(region.id);
     repository.lockRegion.mockResolvedValue(true);
@@ -206,6 +207,16 @@ describe(RegionKeysService.name, () => {
         { type: 'api_key.rolled', apiKey: { id: old.id, tokenPreview: old.tokenPreview, revokesAt: new Date(NOW.getTime() + 60_000) }, actor: callerOf(caller).actor },
         { type: 'api_key.created', apiKey: { id: rolled.apiKey.id, tokenPreview: rolled.apiKey.tokenPreview }, actor: callerOf(caller).actor },
       ]);
+    });
+
+    it('reads the time once the region lock is held, so a change that waited goes by the time it is made', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+
+      await roll(old, 60);
+
+      expectCalledInOrder(repository.lockRegion, clock.now, repository.findActiveKeyInRegion);
     });
 
     it('revokes the old key at once with 0 seconds', async () => {
