@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
 import { CelestialBodiesModule } from './celestial-bodies/celestial-bodies.module';
+import { ClockModule } from './common/clock/clock.module';
 import { CommonModule } from './common/common.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -14,7 +15,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, CommonModule, HealthModule, RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, CommonModule, HealthModule, RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule],
     };
   }
 }

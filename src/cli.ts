@@ -4,12 +4,14 @@ import { parseArgs } from 'node:util';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
+import { ClockModule } from './common/clock/clock.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { RegionKeysModule } from './region-keys/region-keys.module';
-import { RegionKeysService } from './region-keys/region-keys.service';
+import { RegionEventDto } from './region-keys/dto/region-event.dto';
+import { OPERATOR, RegionKeysService } from './region-keys/region-keys.service';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
@@ -20,6 +22,8 @@ Commands:
       List regions.
   key create --region <id> [--description <text>] [--json]
       Create an API key for a region (e.g. one that has lost its keys).
+  region events --region <id> [--json]
+      List a region's events (keys created, rolled and revoked), newest first.
 
 Uses the same configuration as the server (DATABASE_URL, or the embedded database in DATA_DIR).`;
 
@@ -29,7 +33,7 @@ class UsageError extends Error {}
 @Module({})
 class OperatorModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, RegionKeysModule] };
+    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, RegionKeysModule] };
   }
 }
 
@@ -87,6 +91,23 @@ function optionalDescription(value: string | undefined): string | null {
   return requireText(value, 'description', 255);
 }
 
+function requireRegionId(value: string | undefined): string {
+  const regionId = requireText(value, 'region', 36);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(regionId)) {
+    throw new UsageError('--region must be a region id (UUID); see `region list`');
+  }
+  return regionId;
+}
+
+const EVENTS_PER_QUERY = 100;
+
+function describeEvent(event: RegionEventDto): string {
+  const actor = event.actor.type === 'api_key' ? `key ${event.actor.tokenPreview} (${event.actor.apiKeyId})` : 'operator';
+  const stops = event.apiKey.revokesAt ? ` stops ${event.apiKey.revokesAt}` : '';
+  const from = event.clientAddress ? ` from ${event.clientAddress} request ${event.requestId}` : '';
+  return `${event.occurredAt}  ${event.type.padEnd(15)}  key ${event.apiKey.tokenPreview} (${event.apiKey.id})${stops}  by ${actor}${from}`;
+}
+
 function parseCommand(command: string, values: { name?: string; description?: string; region?: string }): Execute {
   switch (command) {
     case 'region create': {
@@ -109,17 +130,28 @@ function parseCommand(command: string, values: { name?: string; description?: st
       };
     }
     case 'key create': {
-      const regionId = requireText(values.region, 'region', 36);
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(regionId)) {
-        throw new UsageError('--region must be a region id (UUID); see `region list`');
-      }
+      const regionId = requireRegionId(values.region);
       const description = optionalDescription(values.description);
       return async (service) => {
-        const { apiKey, key } = await service.createKey(regionId, description);
+        const { apiKey, key } = await service.createKey(regionId, description, OPERATOR);
         return {
           value: { apiKey: { id: apiKey.id, key, tokenPreview: apiKey.tokenPreview, description: apiKey.description } },
           lines: [`Key id:    ${apiKey.id}`, `X-API-Key: ${key}`, 'The key is shown only now. Store it safely.'],
         };
+      };
+    }
+    case 'region events': {
+      const regionId = requireRegionId(values.region);
+      return async (service) => {
+        if (!(await service.regionExists(regionId))) throw new Error(`No region with id ${regionId} exists.`);
+        const events: RegionEventDto[] = [];
+        let cursor: string | null | undefined;
+        do {
+          const page = await service.listEvents(regionId, EVENTS_PER_QUERY, cursor ?? undefined);
+          events.push(...page.events.map(RegionEventDto.from));
+          cursor = page.next;
+        } while (cursor);
+        return { value: { events }, lines: events.length === 0 ? ['No events.'] : events.map(describeEvent) };
       };
     }
     case 'region list':

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { applyDecorators, CanActivate, createParamDecorator, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
 import { authenticateWith } from '../common/auth/authenticate-with';
 import { ApiSecurity } from '@nestjs/swagger';
@@ -5,7 +6,7 @@ import { declareAuthPolicy } from '../common/auth/auth-policy';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InvalidApiKeyError } from './region-keys.errors';
-import type { RegionPrincipal } from './region-keys.service';
+import type { ChangeOrigin, RegionPrincipal } from './region-keys.service';
 import { API_KEY_SECURITY_SCHEME } from '../common/auth/security-schemes';
 
 
@@ -39,3 +40,13 @@ export const RegionKeyAuth = () =>
 export const CurrentRegion = createParamDecorator(
   (_: unknown, ctx: ExecutionContext): RegionPrincipal => ctx.switchToHttp().getRequest().user,
 );
+
+/**
+ * Who makes a change and from where, for the region's events: the authenticated key, the
+ * client address (as the proxy settings resolve it) and the request id, as plain values.
+ */
+export const ChangeOriginOf = createParamDecorator((_: unknown, ctx: ExecutionContext): ChangeOrigin => {
+  const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: RegionPrincipal }>();
+  const { apiKeyId, tokenPreview } = request.user;
+  return { actor: { type: 'api_key', apiKeyId, tokenPreview }, clientAddress: request.ip, requestId: String(request.id) };
+});

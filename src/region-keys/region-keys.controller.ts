@@ -1,12 +1,16 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { UuidParam } from '../common/validation/uuid-param';
-import { CreatedApiKeyDto } from './dto/api-key.dto';
+import { CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { RegionDto } from './dto/region.dto';
-import { CurrentRegion, RegionKeyAuth } from './region-key-auth.decorator';
-import { RegionKeysService, type RegionPrincipal } from './region-keys.service';
+import { ListRegionEventsQueryDto, RegionEventPageDto } from './dto/region-event.dto';
+import { DEFAULT_REVOKE_OLD_AFTER_SECONDS, RollApiKeyDto } from './dto/roll-api-key.dto';
+import { ChangeOriginOf, CurrentRegion, RegionKeyAuth } from './region-key-auth.decorator';
+import { type ChangeOrigin, RegionKeysService, type RegionPrincipal } from './region-keys.service';
+
+const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: 'The key\'s id (from GET /auth/regions/me).' } as const;
 
 @ApiTags('Region API keys')
 @RegionKeyAuth()
@@ -28,7 +32,7 @@ export class RegionKeysController {
     summary: 'Create an API key',
     description:
       'Creates a key for your region. The response is the only time the full key (`key`) is shown. ' +
-      'To rotate: create a new key, deploy it, wait until the old key\'s `lastUsedAt` stops moving, then delete the old key.',
+      'To rotate a key, roll it instead (POST /auth/region/api-keys/{id}/roll).',
   })
   @ApiBody({ type: CreateApiKeyDto, required: false })
   @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The new key, with its secret (shown once).' })
@@ -37,8 +41,12 @@ export class RegionKeysController {
     slug: 'api-key-limit',
     description: 'The region already holds the maximum number of active keys.',
   })
-  async createKey(@CurrentRegion() caller: RegionPrincipal, @Body() body: CreateApiKeyDto = {}): Promise<CreatedApiKeyDto> {
-    const { apiKey, key } = await this.regionKeys.createKey(caller.regionId, body.description ?? null);
+  async createKey(
+    @CurrentRegion() caller: RegionPrincipal,
+    @ChangeOriginOf() origin: ChangeOrigin,
+    @Body() body: CreateApiKeyDto = {},
+  ): Promise<CreatedApiKeyDto> {
+    const { apiKey, key } = await this.regionKeys.createKey(caller.regionId, body.description ?? null, origin);
     return CreatedApiKeyDto.fromIssued(apiKey, key);
   }
 
@@ -46,19 +54,81 @@ export class RegionKeysController {
   @HttpCode(204)
   @ApiOperation({
     summary: 'Delete (revoke) an API key',
-    description: 'Revokes a key of your region at once. The last active key of a region cannot be deleted. A key may delete itself.',
+    description:
+      'Revokes a key of your region at once. A region keeps at least one key that is not scheduled for revocation: ' +
+      'deleting the last such key is refused. A key may delete itself.',
   })
-  @ApiParam({ name: 'id', format: 'uuid', description: 'The key\'s id (from GET /auth/regions/me).' })
+  @ApiParam(KEY_ID_PARAM)
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiProblems(
     { status: 400, description: 'The id is not a UUID.' },
     { status: 413, description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
     { status: 415, description: 'A body was sent that is not JSON (this request takes no body).' },
     { status: 404, description: 'No active key with this id in your region.' },
-    { status: 409, slug: 'last-api-key', description: 'This is the region\'s only active key.' },
+    {
+      status: 409,
+      slug: 'last-api-key',
+      description: 'This is the region\'s only key that is not scheduled for revocation (the others, if any, are about to stop).',
+    },
   )
-  async revokeKey(@CurrentRegion() caller: RegionPrincipal, @UuidParam('id') id: string): Promise<void> {
-    await this.regionKeys.revokeKey(caller.regionId, id);
+  async revokeKey(@CurrentRegion() caller: RegionPrincipal, @ChangeOriginOf() origin: ChangeOrigin, @UuidParam('id') id: string): Promise<void> {
+    await this.regionKeys.revokeKey(caller.regionId, id, origin);
+  }
+
+  @Post('region/api-keys/:id/roll')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Roll an API key',
+    description:
+      'The recommended way to rotate a key: creates a new key (its full `key` is shown only in this response) and ' +
+      'schedules the old key to stop after `revokeOldAfterSeconds` (a day by default; 0 revokes it at once). ' +
+      'Until then both keys work, so the new key can be deployed without downtime. The new key keeps the old ' +
+      'key\'s description unless another is given. The region\'s key limit counts the new key.',
+  })
+  @ApiParam({ ...KEY_ID_PARAM, description: 'The id of the key to replace (from GET /auth/regions/me).' })
+  @ApiBody({ type: RollApiKeyDto, required: false })
+  @ApiCreatedResponse({ type: RolledApiKeyDto, description: 'The new key, with its secret (shown once), and when the old key stops.' })
+  @ApiProblems(
+    { status: 400, description: 'The id is not a UUID, or the body has invalid or unknown fields.' },
+    413,
+    415,
+    { status: 404, description: 'No active key with this id in your region.' },
+    {
+      status: 409,
+      slug: 'api-key-already-rolled',
+      description:
+        'The key was already rolled (it is scheduled to stop; roll its replacement instead), or the region already ' +
+        'holds the maximum number of active keys (`https://errors.example/api-key-limit`).',
+    },
+  )
+  async rollKey(
+    @CurrentRegion() caller: RegionPrincipal,
+    @ChangeOriginOf() origin: ChangeOrigin,
+    @UuidParam('id') id: string,
+    @Body() body: RollApiKeyDto = {},
+  ): Promise<RolledApiKeyDto> {
+    const rolled = await this.regionKeys.rollKey(
+      caller.regionId,
+      id,
+      { description: body.description, revokeOldAfterSeconds: body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS },
+      origin,
+    );
+    return RolledApiKeyDto.fromRolled(rolled);
+  }
+
+  @Get('region/events')
+  @ApiOperation({
+    summary: 'List your region\'s events',
+    description:
+      'The audit trail of your region: who created, rolled and revoked which key, when, from which client address ' +
+      'and in which request. Newest first; follow `meta.next` for older events (a cursor, stable while new events ' +
+      'are added). Failed requests are not recorded.',
+  })
+  @ApiOkResponse({ type: RegionEventPageDto })
+  @ApiProblems({ status: 400, description: 'A bad limit, or a cursor that is not a `meta.next` of this listing.' })
+  async listEvents(@CurrentRegion() caller: RegionPrincipal, @Query() query: ListRegionEventsQueryDto): Promise<RegionEventPageDto> {
+    const page = await this.regionKeys.listEvents(caller.regionId, query.limit, query.cursor);
+    return RegionEventPageDto.from(page, query.limit);
   }
 }
 

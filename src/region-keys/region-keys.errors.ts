@@ -13,7 +13,8 @@ export class LastApiKeyError extends ConflictError {
     super(
       'last-api-key',
       'Cannot delete the last API key',
-      'A region must keep at least one active API key. Create another key first, then delete this one.',
+      'A region must keep at least one active API key that is not scheduled for revocation. ' +
+        'Create another key (or roll this one) first, then delete this one.',
     );
   }
 }
@@ -37,5 +38,15 @@ export class ApiKeyNotFoundError extends NotFoundError {
 export class RegionNotFoundError extends NotFoundError {
   constructor(regionId: string) {
     super(`No region with id ${regionId} exists.`);
+  }
+}
+
+export class ApiKeyAlreadyRolledError extends ConflictError {
+  constructor(revokesAt: Date) {
+    super(
+      'api-key-already-rolled',
+      'API key already rolled',
+      `This key was already rolled; it stops working at ${revokesAt.toISOString()}. Roll the key that replaced it instead.`,
+    );
   }
 }

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
+import { RegionEventsRepository } from './region-events.repository';
 import { RegionKeysController } from './region-keys.controller';
 import { RegionKeysRepository } from './region-keys.repository';
 import { RegionKeysService } from './region-keys.service';
@@ -9,7 +10,7 @@ import { RegionKeysService } from './region-keys.service';
 @Module({
   imports: [PassportModule],
   controllers: [RegionKeysController],
-  providers: [RegionKeysRepository, RegionKeysService, ApiKeyStrategy],
+  providers: [RegionKeysRepository, RegionEventsRepository, RegionKeysService, ApiKeyStrategy],
   exports: [RegionKeysService],
 })
 export class RegionKeysModule {

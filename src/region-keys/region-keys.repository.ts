@@ -5,13 +5,14 @@ import { ApiKey } from './entities/api-key.entity';
 import { Region } from './entities/region.entity';
 
 /** A key as its region's holders see it (never its hash). */
-export type ApiKeyRecord = Pick<ApiKey, 'id' | 'description' | 'tokenPreview' | 'createdAt' | 'updatedAt' | 'lastUsedAt'>;
+export type ApiKeyRecord = Pick<ApiKey, 'id' | 'description' | 'tokenPreview' | 'createdAt' | 'updatedAt' | 'lastUsedAt' | 'revokesAt'>;
 
 export type RegionRecord = Pick<Region, 'id' | 'name' | 'createdAt' | 'updatedAt'>;
 
 /** An active key found by its hash, with its region and the region's active keys. */
 export interface KeyWithRegion {
   apiKeyId: string;
+  tokenPreview: string;
   lastUsedAt: Date | null;
   region: RegionRecord;
   /** Oldest first; the key itself is among them. */
@@ -21,25 +22,36 @@ export interface KeyWithRegion {
 export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description'>;
 
 const API_KEY_COLUMNS = `id, description, token_preview AS "tokenPreview", created_at AS "createdAt", updated_at AS "updatedAt",
-  last_used_at AS "lastUsedAt"`;
+  last_used_at AS "lastUsedAt", revokes_at AS "revokesAt"`;
+
+/**
+ * A key that authenticates at the time given as parameter `at`: not revoked, and not past
+ * a scheduled revocation. The time comes from the service's clock, not from the database's
+ * now(), so that every instance and every test goes by the same notion of time.
+ */
+const activeAt = (alias: string, at: string) =>
+  `${alias}.revoked_at IS NULL AND (${alias}.revokes_at IS NULL OR ${alias}.revokes_at > ${at})`;
 
 // The presented key by its hash (unique index), its region (primary key) and the region's
 // active keys (partial index on region_id, created_at): one round trip, every row one key
 // of the region. An inner join is enough: the presented key is one of the active keys.
+// A key past its revokesAt is refused and no longer listed, by this same query.
 const KEY_WITH_REGION = `
-  SELECT presented.id AS "presentedId", presented.last_used_at AS "presentedLastUsedAt",
+  SELECT presented.id AS "presentedId", presented.token_preview AS "presentedTokenPreview",
+         presented.last_used_at AS "presentedLastUsedAt",
          region.id AS "regionId", region.name AS "regionName", region.created_at AS "regionCreatedAt",
          region.updated_at AS "regionUpdatedAt",
          key.id, key.description, key.token_preview AS "tokenPreview", key.created_at AS "createdAt",
-         key.updated_at AS "updatedAt", key.last_used_at AS "lastUsedAt"
+         key.updated_at AS "updatedAt", key.last_used_at AS "lastUsedAt", key.revokes_at AS "revokesAt"
     FROM api_keys presented
     JOIN regions region ON region.id = presented.region_id
-    JOIN api_keys key ON key.region_id = presented.region_id AND key.revoked_at IS NULL
-   WHERE presented.token_hash = $1 AND presented.revoked_at IS NULL
+    JOIN api_keys key ON key.region_id = presented.region_id AND ${activeAt('key', '$2')}
+   WHERE presented.token_hash = $1 AND ${activeAt('presented', '$2')}
    ORDER BY key.created_at, key.id`;
 
 interface KeyWithRegionRow extends ApiKeyRecord {
   presentedId: string;
+  presentedTokenPreview: string;
   presentedLastUsedAt: Date | null;
   regionId: string;
   regionName: string;
@@ -58,21 +70,23 @@ export class RegionKeysRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The hot path of every request with a region API key. */
-  async findActiveKeyWithRegion(tokenHash: string): Promise<KeyWithRegion | null> {
-    const rows: KeyWithRegionRow[] = await this.dataSource.query(KEY_WITH_REGION, [tokenHash]);
+  async findActiveKeyWithRegion(tokenHash: string, now: Date): Promise<KeyWithRegion | null> {
+    const rows: KeyWithRegionRow[] = await this.dataSource.query(KEY_WITH_REGION, [tokenHash, now]);
     if (rows.length === 0) return null;
     const [first] = rows;
     return {
       apiKeyId: first.presentedId,
+      tokenPreview: first.presentedTokenPreview,
       lastUsedAt: first.presentedLastUsedAt,
       region: { id: first.regionId, name: first.regionName, createdAt: first.regionCreatedAt, updatedAt: first.regionUpdatedAt },
-      apiKeys: rows.map(({ id, description, tokenPreview, createdAt, updatedAt, lastUsedAt }) => ({
+      apiKeys: rows.map(({ id, description, tokenPreview, createdAt, updatedAt, lastUsedAt, revokesAt }) => ({
         id,
         description,
         tokenPreview,
         createdAt,
         updatedAt,
         lastUsedAt,
+        revokesAt,
       })),
     };
   }
@@ -92,6 +106,10 @@ export class RegionKeysRepository {
 
   listRegions(): Promise<Region[]> {
     return this.dataSource.getRepository(Region).find({ order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  async regionExists(regionId: string): Promise<boolean> {
+    return this.dataSource.getRepository(Region).existsBy({ id: regionId });
   }
 
   async hasAnyRegion(manager: EntityManager = this.dataSource.manager): Promise<boolean> {
@@ -114,24 +132,47 @@ export class RegionKeysRepository {
     return rows.length > 0;
   }
 
-  async countActiveKeys(manager: EntityManager, regionId: string): Promise<number> {
+  /** Keys that authenticate at `now`, those scheduled to stop later included. */
+  async countActiveKeys(manager: EntityManager, regionId: string, now: Date): Promise<number> {
     const [{ count }]: [{ count: number }] = await manager.query(
-      'SELECT count(*)::int AS count FROM api_keys WHERE region_id = $1 AND revoked_at IS NULL',
+      `SELECT count(*)::int AS count FROM api_keys key WHERE key.region_id = $1 AND ${activeAt('key', '$2')}`,
+      [regionId, now],
+    );
+    return count;
+  }
+
+  /** Keys that will keep working: not revoked and not scheduled to be. */
+  async countPermanentKeys(manager: EntityManager, regionId: string): Promise<number> {
+    const [{ count }]: [{ count: number }] = await manager.query(
+      'SELECT count(*)::int AS count FROM api_keys WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL',
       [regionId],
     );
     return count;
   }
 
-  async hasActiveKeyInRegion(manager: EntityManager, keyId: string, regionId: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT 1 FROM api_keys WHERE id = $1 AND region_id = $2 AND revoked_at IS NULL', [
-      keyId,
-      regionId,
-    ]);
-    return rows.length > 0;
+  async findActiveKeyInRegion(manager: EntityManager, keyId: string, regionId: string, now: Date): Promise<ApiKeyRecord | null> {
+    const rows: ApiKeyRecord[] = await manager.query(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys key WHERE key.id = $1 AND key.region_id = $2 AND ${activeAt('key', '$3')}`,
+      [keyId, regionId, now],
+    );
+    return rows[0] ?? null;
   }
 
   async revokeKey(manager: EntityManager, keyId: string, at: Date): Promise<void> {
     await manager.query('UPDATE api_keys SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL', [keyId, at]);
+  }
+
+  /**
+   * Sets the time the key stops by itself; `revokedAt` is set too when that time is now
+   * (a roll that revokes the old key at once, as a DELETE would).
+   */
+  async scheduleRevocation(manager: EntityManager, keyId: string, revokesAt: Date, revokedAt: Date | null, now: Date): Promise<void> {
+    await manager.query('UPDATE api_keys SET revokes_at = $2, revoked_at = $3, updated_at = $4 WHERE id = $1', [
+      keyId,
+      revokesAt,
+      revokedAt,
+      now,
+    ]);
   }
 
   async insertKey(manager: EntityManager, key: NewApiKey): Promise<ApiKeyRecord> {

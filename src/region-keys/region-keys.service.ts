@@ -1,11 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '../common/clock/clock';
 import { AppConfig } from '../config/app-config';
 import { RowLockGate } from '../database/row-lock-gate';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
-import { ApiKeyLimitError, ApiKeyNotFoundError, LastApiKeyError, RegionNotFoundError } from './region-keys.errors';
+import { decodeEventCursor, encodeEventCursor } from './event-cursor';
+import {
+  type EventActor,
+  type EventApiKey,
+  RegionEventsRepository,
+  type RegionEventRecord,
+  type RegionEventType,
+} from './region-events.repository';
+import { ApiKeyAlreadyRolledError, ApiKeyLimitError, ApiKeyNotFoundError, LastApiKeyError, RegionNotFoundError } from './region-keys.errors';
 import { type ApiKeyRecord, type KeyWithRegion, RegionKeysRepository, type RegionRecord } from './region-keys.repository';
 
 export interface RegionWithKeys {
@@ -18,6 +27,8 @@ export interface RegionWithKeys {
 export interface RegionPrincipal {
   regionId: string;
   apiKeyId: string;
+  /** The accepted key's preview, to name it as the actor of the changes it makes. */
+  tokenPreview: string;
   /**
    * The caller's region with its active keys, read by the same query that accepted the
    * key (as of that moment, for this request only: nothing outlives the request).
@@ -31,12 +42,38 @@ export interface IssuedApiKey {
   key: string;
 }
 
+/** A roll: the new key, and the old key with the time it stops. */
+export interface RolledApiKey extends IssuedApiKey {
+  replaces: { id: string; revokesAt: Date };
+}
+
+/**
+ * Who asks for a change and from where, recorded with it in the region's events. Plain
+ * values: the controller reads them from the request, the service never sees the request.
+ */
+export interface ChangeOrigin {
+  actor: EventActor;
+  clientAddress: string | null;
+  requestId: string | null;
+}
+
+/** Changes made by an operator (CLI, first start): no key, no client address, no request. */
+export const OPERATOR: ChangeOrigin = { actor: { type: 'operator' }, clientAddress: null, requestId: null };
+
+export interface RegionEventPage {
+  events: RegionEventRecord[];
+  /** The cursor of the next page; null on the last one. */
+  next: string | null;
+}
+
 @Injectable()
 export class RegionKeysService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: RegionKeysRepository,
+    private readonly events: RegionEventsRepository,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
     private readonly rowLocks: RowLockGate,
   ) {}
 
@@ -47,39 +84,96 @@ export class RegionKeysService {
    */
   async authenticate(presentedKey: string): Promise<RegionPrincipal | null> {
     if (!isWellFormedApiKey(presentedKey)) return null;
-    const found = await this.repository.findActiveKeyWithRegion(hashApiKey(presentedKey));
+    const now = this.clock.now();
+    const found = await this.repository.findActiveKeyWithRegion(hashApiKey(presentedKey), now);
     if (!found) return null;
-    await this.recordUse(found);
-    const { apiKeyId, region, apiKeys } = found;
-    return { regionId: region.id, apiKeyId, region: { region, apiKeys } };
+    await this.recordUse(found, now);
+    const { apiKeyId, tokenPreview, region, apiKeys } = found;
+    return { regionId: region.id, apiKeyId, tokenPreview, region: { region, apiKeys } };
   }
 
   listRegions(): Promise<Region[]> {
     return this.repository.listRegions();
   }
 
-  createKey(regionId: string, description: string | null): Promise<IssuedApiKey> {
+  createKey(regionId: string, description: string | null, origin: ChangeOrigin): Promise<IssuedApiKey> {
     return this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
       if (!(await this.repository.lockRegion(manager, regionId))) throw new RegionNotFoundError(regionId);
+      const now = this.clock.now();
       const limit = this.config.MAX_API_KEYS_PER_REGION;
-      if ((await this.repository.countActiveKeys(manager, regionId)) >= limit) throw new ApiKeyLimitError(limit);
-      return this.issueKey(manager, regionId, description);
+      if ((await this.repository.countActiveKeys(manager, regionId, now)) >= limit) throw new ApiKeyLimitError(limit);
+      const issued = await this.issueKey(manager, regionId, description);
+      await this.record(manager, regionId, now, origin, [['api_key.created', keyOf(issued.apiKey)]]);
+      return issued;
     });
   }
 
   /**
-   * Revokes a key unless it is the region's last active one. The region row is locked
-   * before counting, so concurrent revocations of one region's keys (from any number of
-   * instances) queue on that lock and each counts what the previous one committed; within
-   * one instance they queue before taking a connection (RowLockGate).
+   * Revokes a key unless the region would be left with no key that keeps working: keys
+   * scheduled to stop do not count, so time passing never leaves a region keyless. The
+   * region row is locked before counting, so concurrent changes to one region's keys (from
+   * any number of instances) queue on that lock and each counts what the previous one
+   * committed; within one instance they queue before taking a connection (RowLockGate).
+   * The time is read once the lock is held: a change that waited for it goes by the time it
+   * is made, and its event follows the one it waited for.
    */
-  async revokeKey(regionId: string, keyId: string): Promise<void> {
+  async revokeKey(regionId: string, keyId: string, origin: ChangeOrigin): Promise<void> {
     await this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
       await this.repository.lockRegion(manager, regionId);
-      if (!(await this.repository.hasActiveKeyInRegion(manager, keyId, regionId))) throw new ApiKeyNotFoundError();
-      if ((await this.repository.countActiveKeys(manager, regionId)) <= 1) throw new LastApiKeyError();
-      await this.repository.revokeKey(manager, keyId, new Date());
+      const now = this.clock.now();
+      const key = await this.repository.findActiveKeyInRegion(manager, keyId, regionId, now);
+      if (!key) throw new ApiKeyNotFoundError();
+      if (key.revokesAt === null && (await this.repository.countPermanentKeys(manager, regionId)) <= 1) throw new LastApiKeyError();
+      await this.repository.revokeKey(manager, keyId, now);
+      await this.record(manager, regionId, now, origin, [['api_key.revoked', keyOf(key)]]);
     });
+  }
+
+  /**
+   * Replaces a key: creates a new one and schedules the old one to stop after
+   * `revokeOldAfterSeconds` (0: at once). The new key never expires, so the region keeps a
+   * key that keeps working. The old key's description is kept unless another is given.
+   */
+  rollKey(
+    regionId: string,
+    keyId: string,
+    options: { description?: string | null; revokeOldAfterSeconds: number },
+    origin: ChangeOrigin,
+  ): Promise<RolledApiKey> {
+    return this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
+      await this.repository.lockRegion(manager, regionId);
+      const now = this.clock.now();
+      const old = await this.repository.findActiveKeyInRegion(manager, keyId, regionId, now);
+      if (!old) throw new ApiKeyNotFoundError();
+      if (old.revokesAt) throw new ApiKeyAlreadyRolledError(old.revokesAt);
+      const revokedAtOnce = options.revokeOldAfterSeconds === 0;
+      // The limit counts the new key; an old key revoked at once no longer counts.
+      const limit = this.config.MAX_API_KEYS_PER_REGION;
+      const activeAfter = (await this.repository.countActiveKeys(manager, regionId, now)) + 1 - (revokedAtOnce ? 1 : 0);
+      if (activeAfter > limit) throw new ApiKeyLimitError(limit);
+      const revokesAt = new Date(now.getTime() + options.revokeOldAfterSeconds * 1000);
+      await this.repository.scheduleRevocation(manager, old.id, revokesAt, revokedAtOnce ? now : null, now);
+      const issued = await this.issueKey(manager, regionId, options.description === undefined ? old.description : options.description);
+      await this.record(manager, regionId, now, origin, [
+        ['api_key.rolled', { ...keyOf(old), revokesAt }],
+        ['api_key.created', keyOf(issued.apiKey)],
+      ]);
+      return { ...issued, replaces: { id: old.id, revokesAt } };
+    });
+  }
+
+  /** A region's events, newest first, from the position a previous page's cursor names. */
+  async listEvents(regionId: string, limit: number, cursor?: string): Promise<RegionEventPage> {
+    const after = cursor === undefined ? null : decodeEventCursor(cursor);
+    // One more than asked tells whether there is a next page without counting.
+    const rows = await this.events.listByRegion(regionId, limit + 1, after);
+    const events = rows.slice(0, limit);
+    const last = events[events.length - 1];
+    return { events, next: rows.length > limit && last ? encodeEventCursor(last) : null };
+  }
+
+  regionExists(regionId: string): Promise<boolean> {
+    return this.repository.regionExists(regionId);
   }
 
   /** Creates a region with its first key. For operators (CLI, first start), not for HTTP. */
@@ -87,6 +181,7 @@ export class RegionKeysService {
     return this.dataSource.transaction(async (manager) => {
       const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
       const issued = await this.issueKey(manager, region.id, description);
+      await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', keyOf(issued.apiKey)]]);
       return { region, ...issued };
     });
   }
@@ -101,7 +196,9 @@ export class RegionKeysService {
       await this.repository.lockFirstRegionCreation(manager);
       if (await this.repository.hasAnyRegion(manager)) return null;
       const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
-      return { region, ...(await this.issueKey(manager, region.id, description, presetKey)) };
+      const issued = await this.issueKey(manager, region.id, description, presetKey);
+      await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', keyOf(issued.apiKey)]]);
+      return { region, ...issued };
     });
   }
 
@@ -126,9 +223,22 @@ export class RegionKeysService {
     return { apiKey, key };
   }
 
+  /** Appends events to the region's trail, in the transaction of the change they record. */
+  private record(
+    manager: EntityManager,
+    regionId: string,
+    occurredAt: Date,
+    origin: ChangeOrigin,
+    entries: [RegionEventType, EventApiKey][],
+  ): Promise<void> {
+    return this.events.insert(
+      manager,
+      entries.map(([type, apiKey]) => ({ id: randomUUID(), regionId, type, occurredAt, apiKey, ...origin })),
+    );
+  }
+
   /** Moves lastUsedAt at most once per resolution period; the answer shows the time written. */
-  private async recordUse(found: KeyWithRegion): Promise<void> {
-    const now = new Date();
+  private async recordUse(found: KeyWithRegion, now: Date): Promise<void> {
     const staleBefore = new Date(now.getTime() - this.config.API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000);
     if (found.lastUsedAt && found.lastUsedAt >= staleBefore) return;
     const written = await this.repository.touchLastUsed(found.apiKeyId, now, staleBefore);
@@ -136,3 +246,5 @@ export class RegionKeysService {
     if (written && presented) presented.lastUsedAt = written;
   }
 }
+
+const keyOf = (key: Pick<ApiKeyRecord, 'id' | 'tokenPreview'>): EventApiKey => ({ id: key.id, tokenPreview: key.tokenPreview });

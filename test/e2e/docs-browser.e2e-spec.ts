@@ -72,6 +72,18 @@ it('authorises with an API key, runs GET /auth/regions/me with "Try it out", and
   expect(again.status).toBe('200');
 });
 
+it('lists the region\'s events with "Try it out", as the key authorised above', async () => {
+  await page.goto(`${base}/docs`);
+  await page.locator('.swagger-ui .info .title').waitFor();
+  const { status, body } = await tryItOut('RegionKeysController_listEvents');
+  await page.screenshot({ path: `${ARTIFACTS}/02b-region-events.png` });
+  expect(status).toBe('200');
+  expect(JSON.parse(body)).toEqual({
+    data: [expect.objectContaining({ type: 'region.created', actor: { type: 'operator' } })],
+    meta: { limit: 20, next: null },
+  });
+});
+
 it('groups operations by tag with summaries', async () => {
   await page.goto(`${base}/docs`);
   await page.locator('.swagger-ui .opblock-tag').first().waitFor();

@@ -60,6 +60,8 @@ const ROUTES: RouteDef[] = [
   route('GET', '/auth/regions/me', 'key'),
   route('POST', '/auth/region/api-keys', 'key', 'json', ['description']),
   route('DELETE', '/auth/region/api-keys/{id}', 'key'),
+  route('POST', '/auth/region/api-keys/{id}/roll', 'key', 'json', ['description', 'revokeOldAfterSeconds']),
+  route('GET', '/auth/region/events', 'key', 'none', [], ['limit', 'cursor']),
   route('POST', '/user/signup', 'none', 'json', ['name', 'email', 'password']),
   route('POST', '/auth/token', 'none', 'json', ['email', 'password']),
   route('GET', '/me', 'user'),
@@ -374,7 +376,7 @@ describe('unknown fields', () => {
     await fc.assert(
       fc.asyncProperty(cases, async ({ r, body, name, value }) => {
         const headers = r.auth === 'key' ? { 'x-api-key': regionKey } : r.auth === 'user' ? { authorization: alice.basic } : {};
-        const path = r.path.replace('{planetId}', String(alicePlanetId));
+        const path = r.path.replace('{planetId}', String(alicePlanetId)).replace('{id}', spareKeyId);
         const payload = JSON.stringify(Object.defineProperty({ ...body }, name, { value: value ?? null, enumerable: true }));
         const res = await send({ method: r.method, url: path, headers: { ...headers, 'content-type': 'application/json' }, payload });
         expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 400 });

@@ -148,6 +148,16 @@ describe('operator CLI', () => {
     expect(key.code).toBe(0);
     const second = JSON.parse(key.stdout).apiKey.key;
 
+    // Both changes are in the region's events, made by an operator, newest first.
+    const events = await runProcess(CLI, ['region', 'events', '--region', output.region.id, '--json'], dbEnv);
+    expect(events.code).toBe(0);
+    expect(JSON.parse(events.stdout).events).toEqual([
+      expect.objectContaining({ type: 'api_key.created', actor: { type: 'operator' }, apiKey: { id: JSON.parse(key.stdout).apiKey.id, tokenPreview: expect.any(String) } }),
+      expect.objectContaining({ type: 'region.created', actor: { type: 'operator' }, apiKey: { id: output.apiKey.id, tokenPreview: output.apiKey.tokenPreview } }),
+    ]);
+    const text = await runProcess(CLI, ['region', 'events', '--region', output.region.id], dbEnv);
+    expect(text.stdout.trim().split('\n')).toEqual([expect.stringMatching(/api_key\.created .* by operator$/), expect.stringMatching(/region\.created .* by operator$/)]);
+
     const t = await startTestApp(dbEnv.DATA_DIR ? { DATA_DIR: dataDir } : {}, { env: dbEnv, drop: async () => undefined });
     try {
       for (const k of [output.apiKey.key, second]) {
@@ -166,6 +176,8 @@ describe('operator CLI', () => {
     [['region', 'create', '--name', 'x'.repeat(101)], /at most 100/, 2],
     [['key', 'create', '--region', 'not-a-uuid'], /must be a region id/, 2],
     [['key', 'create', '--region', '00000000-0000-4000-8000-000000000000'], /No region with id/, 1],
+    [['region', 'events'], /--region is required/, 2],
+    [['region', 'events', '--region', '00000000-0000-4000-8000-000000000000'], /No region with id/, 1],
     [['region', 'explode'], /Unknown command/, 2],
     [['region', 'create', '--nme', 'typo'], /Unknown option/, 2],
   ])('reports %j on stderr with a non-zero exit', async (args, message, code) => {

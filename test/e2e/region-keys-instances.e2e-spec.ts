@@ -1,5 +1,7 @@
+import { jest } from '@jest/globals';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { Clock } from '../../src/common/clock/clock';
 import { createKey, newRegion, startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 
@@ -46,6 +48,83 @@ describeOnServer('two instances on one PostgreSQL', () => {
       const res = await regionOf(t, survivor.key);
       expect(res.statusCode).toBe(200);
       expect(res.json().apiKeys.map((k: { id: string }) => k.id)).toEqual([survivor.id]);
+    }
+  });
+
+  it('never leaves a region without a key that keeps working under concurrent rolls and deletes, and records each change', async () => {
+    const n = 12;
+    const r = await newRegion(a);
+    const keys = [{ id: r.keyId, key: r.key }];
+    for (let i = 1; i < n; i++) keys.push(await createKey(i % 2 ? a : b, r.key));
+    const via = (i: number) => (i % 2 ? a : b);
+    const del = (i: number, id: string, key: string) =>
+      via(i).request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
+    const roll = (i: number, id: string, key: string, revokeOldAfterSeconds: number) =>
+      via(i).request({ method: 'POST', url: `/auth/region/api-keys/${id}/roll`, headers: { 'x-api-key': key }, payload: { revokeOldAfterSeconds } });
+    // Half the keys are rolled: they keep working for an hour, their replacements for good.
+    const scheduled = keys.slice(0, n / 2);
+    const permanent = keys.slice(n / 2);
+    for (const [i, { id, key }] of scheduled.entries()) {
+      const res = await roll(i, id, key, 3600);
+      expect(res.statusCode).toBe(201);
+      permanent.push(res.json());
+    }
+    const statuses: number[] = [];
+    const rolled: { id: string; key: string }[] = [];
+    const run = async (requests: Promise<{ statusCode: number; json: () => any }>[]) => {
+      const results = await Promise.all(requests);
+      for (const res of results) {
+        statuses.push(res.statusCode);
+        if (res.statusCode === 201) rolled.push(res.json());
+      }
+      return results.map((res) => res.statusCode);
+    };
+
+    // Every key that keeps working is deleted at once, through both instances, by keys about
+    // to stop: exactly one of them must be refused.
+    await run(permanent.map(({ id }, i) => del(i, id, scheduled[i % scheduled.length].key)));
+    expect(statuses.filter((s) => s === 409)).toHaveLength(1);
+    const [survivor] = permanent.filter((_, i) => statuses[i] === 409);
+    // Then the survivor is rolled (revoked at once, or later) and deleted, and the keys about
+    // to stop delete themselves, all at the same time.
+    const [firstRoll, secondRoll] = await run([
+      roll(0, survivor.id, survivor.key, 0),
+      roll(1, survivor.id, survivor.key, 60),
+      del(0, survivor.id, scheduled[0].key),
+      del(1, survivor.id, scheduled[1].key),
+      ...scheduled.map(({ id, key }, i) => del(i, id, key)),
+    ]);
+    expect(statuses.every((s) => [201, 204, 401, 404, 409].includes(s))).toBe(true);
+    // A key is rolled once: the other roll finds it already rolled (409) or revoked (404).
+    expect([firstRoll, secondRoll].filter((s) => s === 201)).toHaveLength(1);
+
+    const db = a.app.get(DataSource);
+    const [{ count }] = await db.query(
+      'SELECT count(*)::int AS count FROM api_keys WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL',
+      [r.regionId],
+    );
+    expect(count).toBeGreaterThanOrEqual(1);
+    // Every change has its event: the region and its first key, the keys made before, two per roll, one per delete.
+    const changes = (n - 1) + 2 * (scheduled.length + rolled.length) + statuses.filter((s) => s === 204).length;
+    const [{ events }] = await db.query('SELECT count(*)::int AS events FROM region_events WHERE region_id = $1', [r.regionId]);
+    expect(events).toBe(1 + changes);
+
+    // Once every scheduled revocation has passed, on both instances, a key still works.
+    const later = Date.now() + 2 * 3600_000;
+    for (const t of [a, b]) jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(later));
+    try {
+      for (const t of [a, b]) {
+        const working = [];
+        for (const { key } of [...keys, ...permanent, ...rolled]) {
+          const res = await regionOf(t, key);
+          if (res.statusCode === 200) working.push(res.json());
+        }
+        expect(working.length).toBeGreaterThanOrEqual(1);
+        expect(working[0].apiKeys).toHaveLength(count);
+        expect(working[0].apiKeys.every((k: { revokesAt: string | null }) => k.revokesAt === null)).toBe(true);
+      }
+    } finally {
+      jest.restoreAllMocks();
     }
   });
 

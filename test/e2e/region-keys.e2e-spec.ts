@@ -51,7 +51,7 @@ describe('GET /auth/regions/me', () => {
       ],
     });
     for (const key of body.apiKeys) {
-      expect(Object.keys(key).sort()).toEqual(['createdAt', 'description', 'id', 'lastUsedAt', 'tokenPreview', 'updatedAt']);
+      expect(Object.keys(key).sort()).toEqual(['createdAt', 'description', 'id', 'lastUsedAt', 'revokesAt', 'tokenPreview', 'updatedAt']);
       expect(key.createdAt).toMatch(ISO);
     }
     expect(res.body).not.toContain(second.key);
@@ -142,6 +142,7 @@ describe('POST /auth/region/api-keys', () => {
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
       lastUsedAt: null,
+      revokesAt: null,
     });
     expect(body.tokenPreview).toBe(`${body.key.slice(0, 8)}\u2026${body.key.slice(-4)}`);
     // The new key works, and no later response or log line carries it.

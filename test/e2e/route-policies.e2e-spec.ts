@@ -13,6 +13,8 @@ const EXPECTED: Record<string, string> = {
   'GET /auth/regions/me': 'region-api-key',
   'POST /auth/region/api-keys': 'region-api-key',
   'DELETE /auth/region/api-keys/:id': 'region-api-key',
+  'POST /auth/region/api-keys/:id/roll': 'region-api-key',
+  'GET /auth/region/events': 'region-api-key',
   'POST /user/signup': 'public',
   'POST /auth/token': 'public',
   'GET /me': 'user',

@@ -1,97 +1,272 @@
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../src/common/clock/clock';
 import type { AppConfig } from '../../src/config/app-config';
 import { generateApiKey, hashApiKey } from '../../src/region-keys/api-key-codec';
 import { ApiKey } from '../../src/region-keys/entities/api-key.entity';
 import { Region } from '../../src/region-keys/entities/region.entity';
-import { ApiKeyLimitError, ApiKeyNotFoundError, LastApiKeyError, RegionNotFoundError } from '../../src/region-keys/region-keys.errors';
+import { RegionEventsRepository } from '../../src/region-keys/region-events.repository';
+import {
+  ApiKeyAlreadyRolledError,
+  ApiKeyLimitError,
+  ApiKeyNotFoundError,
+  LastApiKeyError,
+  RegionNotFoundError,
+} from '../../src/region-keys/region-keys.errors';
 import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
-import { RegionKeysService } from '../../src/region-keys/region-keys.service';
+import { type ChangeOrigin, RegionKeysService } from '../../src/region-keys/region-keys.service';
 import { automock, expectCalledInOrder, fakeDataSource, passThroughRowLocks } from '../support/service-mocks';
 
 const KEY_LIMIT = 3;
+const NOW = new Date('2026-11-22T10:15:00.000Z');
 
 function newRegionKeysServiceTest() {
   const repository = automock(RegionKeysRepository);
+  const events = automock(RegionEventsRepository);
   const { dataSource, transactionManager } = fakeDataSource();
   const config = { MAX_API_KEYS_PER_REGION: KEY_LIMIT, API_KEY_LAST_USED_RESOLUTION_SECONDS: 60 } as AppConfig;
-  return { sut: new RegionKeysService(dataSource, repository, config, passThroughRowLocks(dataSource)), repository, manager: transactionManager };
+  const clock = { now: jest.fn(() => new Date(NOW)).mockName('clock.now') } satisfies Clock;
+  return { sut: new RegionKeysService(dataSource, repository, events, config, clock, passThroughRowLocks(dataSource)), repository, events, clock, manager: transactionManager };
 }
 
 const newRegion = (): Region => Object.assign(new Region(), { id: randomUUID(), name: 'North' });
 
-const newKey = (regionId: string): ApiKey =>
-  Object.assign(new ApiKey(), { id: randomUUID(), regionId, description: null, lastUsedAt: null, revokedAt: null });
+const newKey = (regionId: string, revokesAt: Date | null = null): ApiKey =>
+  Object.assign(new ApiKey(), {
+    id: randomUUID(),
+    regionId,
+    description: 'old',
+    tokenPreview: 'rk_abcde\u2026wxyz',
+    lastUsedAt: null,
+    revokedAt: null,
+    revokesAt,
+  });
+
+const callerOf = (key: ApiKey): ChangeOrigin => ({
+  actor: { type: 'api_key', apiKeyId: key.id, tokenPreview: key.tokenPreview },
+  clientAddress: '203.0.113.7',
+  requestId: 'req-1',
+});
 
 describe(RegionKeysService.name, () => {
   let sut: RegionKeysService;
   let repository: jest.Mocked<RegionKeysRepository>;
+  let events: jest.Mocked<RegionEventsRepository>;
+  let clock: { now: jest.Mock<Date, []> };
   let manager: unknown;
   let region: Region;
+  let caller: ApiKey;
 
   beforeEach(() => {
-    ({ sut, repository, manager } = newRegionKeysServiceTest());
+    ({ sut, repository, events, clock, manager } = newRegionKeysServiceTest());
     region = newRegion();
+    caller = newKey(region.id);
     repository.lockRegion.mockResolvedValue(true);
+    repository.insertKey.mockImplementation(async (_manager, key) => Object.assign(new ApiKey(), key, { revokesAt: null }));
   });
 
-  describe('revokeKey: a region keeps at least one active key', () => {
-    it('refuses to revoke the only active key, and revokes nothing', async () => {
+  describe('revokeKey: a region keeps at least one key that is not scheduled to stop', () => {
+    it('refuses to revoke the only permanent key, and revokes nothing and records nothing', async () => {
       const only = newKey(region.id);
-      repository.hasActiveKeyInRegion.mockResolvedValue(true);
-      repository.countActiveKeys.mockResolvedValue(1);
+      repository.findActiveKeyInRegion.mockResolvedValue(only);
+      repository.countPermanentKeys.mockResolvedValue(1);
 
-      await expect(sut.revokeKey(region.id, only.id)).rejects.toBeInstanceOf(LastApiKeyError);
+      await expect(sut.revokeKey(region.id, only.id, callerOf(only))).rejects.toBeInstanceOf(LastApiKeyError);
+      expect(repository.revokeKey).not.toHaveBeenCalled();
+      expect(events.insert).not.toHaveBeenCalled();
+    });
+
+    it('refuses to revoke the last permanent key even when keys about to stop remain', async () => {
+      // The region has two active keys: this one, and a rolled one that stops in an hour.
+      const permanent = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(permanent);
+      repository.countActiveKeys.mockResolvedValue(2);
+      repository.countPermanentKeys.mockResolvedValue(1);
+
+      await expect(sut.revokeKey(region.id, permanent.id, callerOf(permanent))).rejects.toBeInstanceOf(LastApiKeyError);
       expect(repository.revokeKey).not.toHaveBeenCalled();
     });
 
-    it('revokes a key when another active key remains', async () => {
-      const key = newKey(region.id);
-      repository.hasActiveKeyInRegion.mockResolvedValue(true);
-      repository.countActiveKeys.mockResolvedValue(2);
+    it('revokes a key scheduled to stop while a permanent key remains', async () => {
+      const rolled = newKey(region.id, new Date(NOW.getTime() + 3600_000));
+      repository.findActiveKeyInRegion.mockResolvedValue(rolled);
+      repository.countPermanentKeys.mockResolvedValue(1);
 
-      await sut.revokeKey(region.id, key.id);
+      await sut.revokeKey(region.id, rolled.id, callerOf(caller));
+
+      expect(repository.revokeKey).toHaveBeenCalledWith(manager, rolled.id, NOW);
+    });
+
+    it('revokes a key when another permanent key remains, and records it with the caller in the same transaction', async () => {
+      const key = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      repository.countPermanentKeys.mockResolvedValue(2);
+
+      await sut.revokeKey(region.id, key.id, callerOf(caller));
 
       expect(repository.revokeKey).toHaveBeenCalledTimes(1);
-      expect(repository.revokeKey).toHaveBeenCalledWith(manager, key.id, expect.any(Date));
+      expect(repository.revokeKey).toHaveBeenCalledWith(manager, key.id, NOW);
+      expect(events.insert).toHaveBeenCalledWith(manager, [
+        {
+          id: expect.any(String),
+          regionId: region.id,
+          type: 'api_key.revoked',
+          occurredAt: NOW,
+          apiKey: { id: key.id, tokenPreview: key.tokenPreview },
+          ...callerOf(caller),
+        },
+      ]);
     });
 
     it('locks the region row before counting its keys, in the transaction that revokes', async () => {
       const key = newKey(region.id);
-      repository.hasActiveKeyInRegion.mockResolvedValue(true);
-      repository.countActiveKeys.mockResolvedValue(2);
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      repository.countPermanentKeys.mockResolvedValue(2);
 
-      await sut.revokeKey(region.id, key.id);
+      await sut.revokeKey(region.id, key.id, callerOf(caller));
 
       expect(repository.lockRegion).toHaveBeenCalledWith(manager, region.id);
-      expect(repository.countActiveKeys).toHaveBeenCalledWith(manager, region.id);
-      expectCalledInOrder(repository.lockRegion, repository.countActiveKeys, repository.revokeKey);
+      expect(repository.countPermanentKeys).toHaveBeenCalledWith(manager, region.id);
+      expectCalledInOrder(repository.lockRegion, repository.countPermanentKeys, repository.revokeKey);
     });
 
-    // Unknown, already revoked and another region's keys are told apart only by the
-    // repository's lookup (id, caller's region, not revoked): the e2e suite covers that
-    // query. Here: whatever the reason the lookup finds nothing, the answer is the same.
+    // Unknown, already revoked, past its revokesAt and another region's keys are told apart
+    // only by the repository's lookup (id, caller's region, active at the clock's time): the
+    // e2e suite covers that query. Here: whatever the reason the lookup finds nothing, the
+    // answer is the same.
     it('answers not-found, and revokes nothing, for a key that is not active in the caller\'s region', async () => {
       const keyId = randomUUID();
-      repository.hasActiveKeyInRegion.mockResolvedValue(false);
-      repository.countActiveKeys.mockResolvedValue(2);
+      repository.findActiveKeyInRegion.mockResolvedValue(null);
+      repository.countPermanentKeys.mockResolvedValue(2);
 
-      await expect(sut.revokeKey(region.id, keyId)).rejects.toBeInstanceOf(ApiKeyNotFoundError);
-      expect(repository.hasActiveKeyInRegion).toHaveBeenCalledWith(manager, keyId, region.id);
+      await expect(sut.revokeKey(region.id, keyId, callerOf(caller))).rejects.toBeInstanceOf(ApiKeyNotFoundError);
+      expect(repository.findActiveKeyInRegion).toHaveBeenCalledWith(manager, keyId, region.id, NOW);
       expect(repository.revokeKey).not.toHaveBeenCalled();
+      expect(events.insert).not.toHaveBeenCalled();
     });
 
     it('lets a key revoke itself when another remains', async () => {
       const secret = generateApiKey();
       const own = newKey(region.id);
-      repository.findActiveKeyWithRegion.mockResolvedValue({ apiKeyId: own.id, lastUsedAt: new Date(), region, apiKeys: [own] });
-      repository.hasActiveKeyInRegion.mockResolvedValue(true);
+      repository.findActiveKeyWithRegion.mockResolvedValue({
+        apiKeyId: own.id,
+        tokenPreview: own.tokenPreview,
+        lastUsedAt: new Date(),
+        region,
+        apiKeys: [own],
+      });
+      repository.findActiveKeyInRegion.mockResolvedValue(own);
+      repository.countPermanentKeys.mockResolvedValue(2);
+
+      const principal = await sut.authenticate(secret);
+      expect(principal).toMatchObject({ regionId: region.id, apiKeyId: own.id });
+      await sut.revokeKey(principal!.regionId, principal!.apiKeyId, callerOf(own));
+
+      expect(repository.revokeKey).toHaveBeenCalledWith(manager, own.id, NOW);
+    });
+  });
+
+  describe('authenticate', () => {
+    it('looks the key up at the clock\'s time, so a key past its revokesAt is refused', async () => {
+      repository.findActiveKeyWithRegion.mockResolvedValue(null);
+      const secret = generateApiKey();
+
+      await expect(sut.authenticate(secret)).resolves.toBeNull();
+      expect(repository.findActiveKeyWithRegion).toHaveBeenCalledWith(hashApiKey(secret), NOW);
+    });
+  });
+
+  describe('rollKey', () => {
+    const roll = (key: ApiKey, revokeOldAfterSeconds: number, description?: string | null) =>
+      sut.rollKey(region.id, key.id, { description, revokeOldAfterSeconds }, callerOf(caller));
+
+    it('schedules the old key to stop after the given time and issues a permanent key with its description', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+
+      const rolled = await roll(old, 3600);
+
+      const revokesAt = new Date(NOW.getTime() + 3600_000);
+      expect(rolled.replaces).toEqual({ id: old.id, revokesAt });
+      expect(repository.scheduleRevocation).toHaveBeenCalledWith(manager, old.id, revokesAt, null, NOW);
+      expect(repository.insertKey).toHaveBeenCalledWith(manager, expect.objectContaining({ description: 'old', tokenHash: hashApiKey(rolled.key) }));
+      expectCalledInOrder(repository.lockRegion, repository.findActiveKeyInRegion, repository.scheduleRevocation, events.insert);
+    });
+
+    it('records the roll on the old key (with its revokesAt) and the creation of the new key, in the same transaction', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+
+      const rolled = await roll(old, 60);
+
+      expect(events.insert).toHaveBeenCalledTimes(1);
+      const [insertManager, recorded] = events.insert.mock.calls[0];
+      expect(insertManager).toBe(manager);
+      expect(recorded.map(({ type, apiKey, actor }) => ({ type, apiKey, actor }))).toEqual([
+        { type: 'api_key.rolled', apiKey: { id: old.id, tokenPreview: old.tokenPreview, revokesAt: new Date(NOW.getTime() + 60_000) }, actor: callerOf(caller).actor },
+        { type: 'api_key.created', apiKey: { id: rolled.apiKey.id, tokenPreview: rolled.apiKey.tokenPreview }, actor: callerOf(caller).actor },
+      ]);
+    });
+
+    it('reads the time once the region lock is held, so a change that waited goes by the time it is made', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+
+      await roll(old, 60);
+
+      expectCalledInOrder(repository.lockRegion, clock.now, repository.findActiveKeyInRegion);
+    });
+
+    it('revokes the old key at once with 0 seconds', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+
+      const rolled = await roll(old, 0, null);
+
+      expect(rolled.replaces.revokesAt).toEqual(NOW);
+      expect(repository.scheduleRevocation).toHaveBeenCalledWith(manager, old.id, NOW, NOW, NOW);
+      expect(repository.insertKey).toHaveBeenCalledWith(manager, expect.objectContaining({ description: null }));
+    });
+
+    it('refuses with a 409, changing nothing, to roll a key already scheduled to stop', async () => {
+      const rolledBefore = newKey(region.id, new Date(NOW.getTime() + 60_000));
+      repository.findActiveKeyInRegion.mockResolvedValue(rolledBefore);
       repository.countActiveKeys.mockResolvedValue(2);
 
-      const caller = await sut.authenticate(secret);
-      expect(caller).toMatchObject({ regionId: region.id, apiKeyId: own.id });
-      await sut.revokeKey(caller!.regionId, caller!.apiKeyId);
+      await expect(roll(rolledBefore, 60)).rejects.toBeInstanceOf(ApiKeyAlreadyRolledError);
+      expect(repository.scheduleRevocation).not.toHaveBeenCalled();
+      expect(repository.insertKey).not.toHaveBeenCalled();
+      expect(events.insert).not.toHaveBeenCalled();
+    });
 
-      expect(repository.revokeKey).toHaveBeenCalledWith(manager, own.id, expect.any(Date));
+    it('counts the new key against the limit while the old one still works', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(KEY_LIMIT);
+
+      await expect(roll(old, 60)).rejects.toBeInstanceOf(ApiKeyLimitError);
+      expect(repository.scheduleRevocation).not.toHaveBeenCalled();
+      expect(repository.insertKey).not.toHaveBeenCalled();
+    });
+
+    it('allows a roll at the limit when the old key stops at once (the number of keys stays the same)', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(KEY_LIMIT);
+
+      await roll(old, 0);
+      expect(repository.insertKey).toHaveBeenCalledTimes(1);
+    });
+
+    it('answers not-found for a key that is not active in the caller\'s region', async () => {
+      repository.findActiveKeyInRegion.mockResolvedValue(null);
+
+      await expect(roll(newKey(region.id), 60)).rejects.toBeInstanceOf(ApiKeyNotFoundError);
+      expect(repository.insertKey).not.toHaveBeenCalled();
+      expect(events.insert).not.toHaveBeenCalled();
     });
   });
 
@@ -99,40 +274,76 @@ describe(RegionKeysService.name, () => {
     it.each([KEY_LIMIT, KEY_LIMIT + 1])('refuses with a 409 and inserts nothing when the region holds %i keys', async (active) => {
       repository.countActiveKeys.mockResolvedValue(active);
 
-      const refusal = sut.createKey(region.id, null);
+      const refusal = sut.createKey(region.id, null, callerOf(caller));
 
       await expect(refusal).rejects.toBeInstanceOf(ApiKeyLimitError);
       await expect(refusal).rejects.toMatchObject({ status: 409, slug: 'api-key-limit' });
       expect(repository.insertKey).not.toHaveBeenCalled();
+      expect(events.insert).not.toHaveBeenCalled();
     });
 
-    it('inserts below the limit, storing only the hash of the secret it returns', async () => {
+    it('inserts below the limit, storing only the hash of the secret it returns, and records it', async () => {
       repository.countActiveKeys.mockResolvedValue(KEY_LIMIT - 1);
-      repository.insertKey.mockImplementation(async (_manager, key) => Object.assign(new ApiKey(), key));
 
-      const issued = await sut.createKey(region.id, 'CI runner');
+      const issued = await sut.createKey(region.id, 'CI runner', callerOf(caller));
 
       expect(repository.insertKey).toHaveBeenCalledTimes(1);
       const [insertManager, inserted] = repository.insertKey.mock.calls[0];
       expect(insertManager).toBe(manager);
       expect(inserted).toMatchObject({ regionId: region.id, description: 'CI runner', tokenHash: hashApiKey(issued.key) });
       expect(Object.values(inserted)).not.toContain(issued.key);
+      expect(events.insert).toHaveBeenCalledWith(manager, [expect.objectContaining({ type: 'api_key.created', apiKey: { id: issued.apiKey.id, tokenPreview: issued.apiKey.tokenPreview } })]);
     });
 
     it('locks the region row before counting its keys, in the transaction that inserts', async () => {
       repository.countActiveKeys.mockResolvedValue(0);
 
-      await sut.createKey(region.id, null);
+      await sut.createKey(region.id, null, callerOf(caller));
 
-      expect(repository.countActiveKeys).toHaveBeenCalledWith(manager, region.id);
+      expect(repository.countActiveKeys).toHaveBeenCalledWith(manager, region.id, NOW);
       expectCalledInOrder(repository.lockRegion, repository.countActiveKeys, repository.insertKey);
     });
 
     it('answers not-found for a region that does not exist', async () => {
       repository.lockRegion.mockResolvedValue(false);
 
-      await expect(sut.createKey(region.id, null)).rejects.toBeInstanceOf(RegionNotFoundError);
+      await expect(sut.createKey(region.id, null, callerOf(caller))).rejects.toBeInstanceOf(RegionNotFoundError);
       expect(repository.insertKey).not.toHaveBeenCalled();
     });
+  });
+
+  describe('listEvents', () => {
+    const event = (second: number) => ({
+      id: randomUUID(),
+      seq: String(100 - second),
+      type: 'api_key.created' as const,
+      occurredAt: new Date(NOW.getTime() - second * 1000),
+      actor: { type: 'operator' as const },
+      apiKey: { id: randomUUID(), tokenPreview: 'rk_abcde\u2026wxyz' },
+      clientAddress: null,
+      requestId: null,
+    });
+
+    it('asks for one more than the limit, and hands out a cursor that resumes after the last event returned', async () => {
+      const rows = [event(1), event(2), event(3)];
+      events.listByRegion.mockResolvedValueOnce(rows);
+
+      const page = await sut.listEvents(region.id, 2);
+
+      expect(events.listByRegion).toHaveBeenCalledWith(region.id, 3, null);
+      expect(page.events).toEqual(rows.slice(0, 2));
+      events.listByRegion.mockResolvedValueOnce([rows[2]]);
+      const next = await sut.listEvents(region.id, 2, page.next!);
+      expect(events.listByRegion).toHaveBeenLastCalledWith(region.id, 3, { occurredAt: rows[1].occurredAt, seq: rows[1].seq });
+      expect(next).toEqual({ events: [rows[2]], next: null });
+    });
+
+    it.each(['nonsense', Buffer.from('2026-11-22T10:15:00.000Z 0').toString('base64url'), ''])(
+      'refuses a cursor it did not hand out (%j) with a 400 naming the cursor',
+      async (cursor) => {
+        await expect(sut.listEvents(region.id, 2, cursor)).rejects.toMatchObject({ status: 400, errors: [{ field: 'cursor' }] });
+        expect(events.listByRegion).not.toHaveBeenCalled();
+      },
+    );
   });
 });

@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { ApiKeyRecord } from '../region-keys.repository';
+import type { RolledApiKey } from '../region-keys.service';
 
 /** An existing key, as clients see it: never the key itself, never its hash. */
 export class ApiKeyDto {
@@ -27,6 +28,15 @@ export class ApiKeyDto {
   })
   lastUsedAt: string | null;
 
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the key stops working by itself (set when it is rolled); null: never.',
+    example: null,
+  })
+  revokesAt: string | null;
+
   static from(key: ApiKeyRecord): ApiKeyDto {
     return {
       id: key.id,
@@ -35,6 +45,7 @@ export class ApiKeyDto {
       createdAt: key.createdAt.toISOString(),
       updatedAt: key.updatedAt.toISOString(),
       lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+      revokesAt: key.revokesAt?.toISOString() ?? null,
     };
   }
 }
@@ -48,5 +59,27 @@ export class CreatedApiKeyDto extends ApiKeyDto {
 
   static fromIssued(apiKey: ApiKeyRecord, key: string): CreatedApiKeyDto {
     return { ...ApiKeyDto.from(apiKey), key };
+  }
+}
+
+@ApiSchema({ name: 'ReplacedApiKey' })
+export class ReplacedApiKeyDto {
+  @ApiProperty({ format: 'uuid', description: 'The rolled (old) key.', example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11' })
+  id: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    description: 'When the old key stops working; it authenticates until then.',
+    example: '2026-11-23T10:15:00.000Z',
+  })
+  revokesAt: string;
+}
+
+export class RolledApiKeyDto extends CreatedApiKeyDto {
+  @ApiProperty({ type: () => ReplacedApiKeyDto })
+  replaces: ReplacedApiKeyDto;
+
+  static fromRolled({ apiKey, key, replaces }: RolledApiKey): RolledApiKeyDto {
+    return { ...CreatedApiKeyDto.fromIssued(apiKey, key), replaces: { id: replaces.id, revokesAt: replaces.revokesAt.toISOString() } };
   }
 }

@@ -39,4 +39,8 @@ export class ApiKey {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
+
+  /** Set when the key is rolled: it stops authenticating at this time. Null: never. */
+  @Column({ name: 'revokes_at', type: 'timestamptz', nullable: true })
+  revokesAt: Date | null;
 }

@@ -1,0 +1,157 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { REGION_EVENT_TYPES, type RegionEventRecord, type RegionEventType } from '../region-events.repository';
+import type { RegionEventPage } from '../region-keys.service';
+
+export const DEFAULT_EVENT_PAGE_SIZE = 20;
+export const MAX_EVENT_PAGE_SIZE = 100;
+
+// Query strings are text: whole numbers become numbers, anything else stays text and fails @IsInt.
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value);
+
+export class ListRegionEventsQueryDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_EVENT_PAGE_SIZE,
+    default: DEFAULT_EVENT_PAGE_SIZE,
+    description: 'The number of events to return.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_EVENT_PAGE_SIZE)
+  limit: number = DEFAULT_EVENT_PAGE_SIZE;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 200,
+    pattern: '^[A-Za-z0-9_-]+$',
+    // No example: Swagger UI's "Try it out" would send it, and list from a made-up position.
+    description: 'Where to continue: `meta.next` of the previous page, as given. Absent: the newest events.',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be the meta.next value of a previous page' })
+  cursor?: string;
+}
+
+@ApiSchema({ name: 'ApiKeyActor', description: 'A change made with a region API key.' })
+export class ApiKeyActorDto {
+  @ApiProperty({ enum: ['api_key'], example: 'api_key' })
+  type: 'api_key';
+
+  @ApiProperty({ format: 'uuid', description: 'The key that made the change.', example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11' })
+  apiKeyId: string;
+
+  @ApiProperty({ example: 'rk_4Fq9Z\u2026x7Qa' })
+  tokenPreview: string;
+}
+
+@ApiSchema({ name: 'OperatorActor', description: 'A change made by an operator: the CLI, or the server at its first start.' })
+export class OperatorActorDto {
+  @ApiProperty({ enum: ['operator'], example: 'operator' })
+  type: 'operator';
+}
+
+@ApiSchema({ name: 'RegionEventApiKey' })
+export class RegionEventApiKeyDto {
+  @ApiProperty({ format: 'uuid', example: '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f' })
+  id: string;
+
+  @ApiProperty({ example: 'rk_8Hm2P\u2026Qz3W' })
+  tokenPreview: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Only on `api_key.rolled`: when the rolled key stops working.',
+    example: '2026-11-23T10:15:00.000Z',
+  })
+  revokesAt?: string;
+}
+
+@ApiSchema({ name: 'RegionEvent', description: 'One change to the region or its keys, recorded with the change itself.' })
+@ApiExtraModels(ApiKeyActorDto, OperatorActorDto)
+export class RegionEventDto {
+  @ApiProperty({ format: 'uuid', example: '3f6a7c2e-1d4b-4a9c-8e2f-5b6c7d8e9f0a' })
+  id: string;
+
+  @ApiProperty({
+    enum: REGION_EVENT_TYPES,
+    description:
+      '`region.created` (with its first key), `api_key.created`, `api_key.rolled` (on the old key; the new key has ' +
+      'its own `api_key.created`) or `api_key.revoked` (a DELETE). A rolled key that reaches its `revokesAt` ' +
+      'stops by itself: its `api_key.rolled` event already says when.',
+    example: 'api_key.rolled',
+  })
+  type: RegionEventType;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:15:00.000Z' })
+  occurredAt: string;
+
+  @ApiProperty({
+    oneOf: [{ $ref: getSchemaPath(ApiKeyActorDto) }, { $ref: getSchemaPath(OperatorActorDto) }],
+    description: 'Who made the change.',
+  })
+  actor: ApiKeyActorDto | OperatorActorDto;
+
+  @ApiProperty({ type: () => RegionEventApiKeyDto, description: 'The key the change acted on.' })
+  apiKey: RegionEventApiKeyDto;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The client address of the request that made the change; null for operators.',
+    example: '203.0.113.7',
+  })
+  clientAddress: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The X-Request-ID of that request (also in the server logs); null for operators.',
+    example: '9b2e4c1a-7f3d-4e8b-a6c5-2d1f0e9b8a7c',
+  })
+  requestId: string | null;
+
+  static from(event: RegionEventRecord): RegionEventDto {
+    const { revokesAt, ...apiKey } = event.apiKey;
+    return {
+      id: event.id,
+      type: event.type,
+      occurredAt: event.occurredAt.toISOString(),
+      actor: event.actor,
+      apiKey: revokesAt ? { ...apiKey, revokesAt: revokesAt.toISOString() } : apiKey,
+      clientAddress: event.clientAddress,
+      requestId: event.requestId,
+    };
+  }
+}
+
+@ApiSchema({ name: 'RegionEventPageMeta' })
+export class RegionEventPageMetaDto {
+  @ApiProperty({ type: 'integer', example: 20 })
+  limit: number;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Pass as `cursor` for the next (older) page; null on the last page. Opaque.',
+    example: 'MjAyNi0xMS0yMlQxMDoxNTowMC4wMDBaIDQy',
+  })
+  next: string | null;
+}
+
+@ApiSchema({ name: 'RegionEventPage' })
+export class RegionEventPageDto {
+  @ApiProperty({ type: () => [RegionEventDto], description: 'Newest first.' })
+  data: RegionEventDto[];
+
+  @ApiProperty({ type: () => RegionEventPageMetaDto })
+  meta: RegionEventPageMetaDto;
+
+  static from(page: RegionEventPage, limit: number): RegionEventPageDto {
+    return { data: page.events.map(RegionEventDto.from), meta: { limit, next: page.next } };
+  }
+}

@@ -1,0 +1,61 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Region } from './region.entity';
+
+/**
+ * One change to a region or its keys (region_events), written in the transaction of the
+ * change. Rows are only inserted (a trigger refuses UPDATE and DELETE). Key ids are not
+ * foreign keys and the previews are copied, so an event reads the same after its keys are
+ * revoked.
+ */
+@Entity('region_events')
+@Index('region_events_by_region_newest_idx', ['regionId', 'occurredAt', 'seq'])
+@Check('region_events_type_check', `"type" IN ('region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked')`)
+@Check(
+  'region_events_actor_check',
+  `("actor_type" = 'operator' AND "actor_api_key_id" IS NULL AND "actor_token_preview" IS NULL)
+        OR ("actor_type" = 'api_key' AND "actor_api_key_id" IS NOT NULL AND "actor_token_preview" IS NOT NULL)`,
+)
+export class RegionEvent {
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'region_events_pkey' })
+  id: string;
+
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS' })
+  seq: string;
+
+  @Column({ name: 'region_id', type: 'uuid' })
+  regionId: string;
+
+  @ManyToOne(() => Region, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'region_id', foreignKeyConstraintName: 'region_events_region_id_fkey' })
+  region?: Region;
+
+  @Column({ type: 'varchar', length: 32 })
+  type: string;
+
+  @Column({ name: 'occurred_at', type: 'timestamptz' })
+  occurredAt: Date;
+
+  @Column({ name: 'actor_type', type: 'varchar', length: 16 })
+  actorType: string;
+
+  @Column({ name: 'actor_api_key_id', type: 'uuid', nullable: true })
+  actorApiKeyId: string | null;
+
+  @Column({ name: 'actor_token_preview', type: 'varchar', length: 32, nullable: true })
+  actorTokenPreview: string | null;
+
+  @Column({ name: 'api_key_id', type: 'uuid' })
+  apiKeyId: string;
+
+  @Column({ name: 'api_key_token_preview', type: 'varchar', length: 32 })
+  apiKeyTokenPreview: string;
+
+  @Column({ name: 'api_key_revokes_at', type: 'timestamptz', nullable: true })
+  apiKeyRevokesAt: Date | null;
+
+  @Column({ name: 'client_address', type: 'varchar', length: 64, nullable: true })
+  clientAddress: string | null;
+
+  @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
+  requestId: string | null;
+}

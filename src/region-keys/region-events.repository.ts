@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+
+export const REGION_EVENT_TYPES = ['region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked'] as const;
+export type RegionEventType = (typeof REGION_EVENT_TYPES)[number];
+
+/** Who made a change: a region API key (over HTTP), or an operator (CLI, first start). */
+export type EventActor = { type: 'api_key'; apiKeyId: string; tokenPreview: string } | { type: 'operator' };
+
+/** The key a change acted on; `revokesAt` only on `api_key.rolled`, when the old key stops. */
+export interface EventApiKey {
+  id: string;
+  tokenPreview: string;
+  revokesAt?: Date;
+}
+
+export interface RegionEventRecord {
+  id: string;
+  /** Insertion order, a bigint as text: internal, it orders events of the same millisecond. */
+  seq: string;
+  type: RegionEventType;
+  occurredAt: Date;
+  actor: EventActor;
+  apiKey: EventApiKey;
+  clientAddress: string | null;
+  requestId: string | null;
+}
+
+export type NewRegionEvent = Omit<RegionEventRecord, 'seq'> & { regionId: string };
+
+/** Where a listing resumes: after this event, in newest-first order. */
+export interface EventPosition {
+  occurredAt: Date;
+  seq: string;
+}
+
+interface RegionEventRow {
+  id: string;
+  seq: string;
+  type: RegionEventType;
+  occurredAt: Date;
+  actorType: 'api_key' | 'operator';
+  actorApiKeyId: string | null;
+  actorTokenPreview: string | null;
+  apiKeyId: string;
+  apiKeyTokenPreview: string;
+  apiKeyRevokesAt: Date | null;
+  clientAddress: string | null;
+  requestId: string | null;
+}
+
+const COLUMNS = 12;
+
+/**
+ * The region's audit trail (region_events): rows are only inserted, in the transaction of
+ * the change they record, and never updated or deleted (a trigger refuses both).
+ */
+@Injectable()
+export class RegionEventsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(manager: EntityManager, events: NewRegionEvent[]): Promise<void> {
+    const placeholders = events.map(
+      (_, row) => `(${Array.from({ length: COLUMNS }, (__, column) => `$${row * COLUMNS + column + 1}`).join(', ')})`,
+    );
+    const values = events.flatMap((event) => [
+      event.id,
+      event.regionId,
+      event.type,
+      event.occurredAt,
+      event.actor.type,
+      event.actor.type === 'api_key' ? event.actor.apiKeyId : null,
+      event.actor.type === 'api_key' ? event.actor.tokenPreview : null,
+      event.apiKey.id,
+      event.apiKey.tokenPreview,
+      event.apiKey.revokesAt ?? null,
+      event.clientAddress,
+      event.requestId,
+    ]);
+    await manager.query(
+      `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, actor_api_key_id, actor_token_preview,
+         api_key_id, api_key_token_preview, api_key_revokes_at, client_address, request_id)
+       VALUES ${placeholders.join(', ')}`,
+      values,
+    );
+  }
+
+  /**
+   * Newest first (by time, then by insertion); `after` resumes strictly past an event
+   * already listed (keyset, so new events do not shift later pages).
+   */
+  async listByRegion(regionId: string, limit: number, after: EventPosition | null): Promise<RegionEventRecord[]> {
+    const rows: RegionEventRow[] = await this.dataSource.query(
+      `SELECT id, seq, type, occurred_at AS "occurredAt", actor_type AS "actorType", actor_api_key_id AS "actorApiKeyId",
+              actor_token_preview AS "actorTokenPreview", api_key_id AS "apiKeyId", api_key_token_preview AS "apiKeyTokenPreview",
+              api_key_revokes_at AS "apiKeyRevokesAt", client_address AS "clientAddress", request_id AS "requestId"
+         FROM region_events
+        WHERE region_id = $1 ${after ? 'AND (occurred_at, seq) < ($3, $4)' : ''}
+        ORDER BY occurred_at DESC, seq DESC
+        LIMIT $2`,
+      after ? [regionId, limit, after.occurredAt, after.seq] : [regionId, limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      seq: row.seq,
+      type: row.type,
+      occurredAt: row.occurredAt,
+      actor:
+        row.actorType === 'api_key'
+          ? { type: 'api_key', apiKeyId: row.actorApiKeyId!, tokenPreview: row.actorTokenPreview! }
+          : { type: 'operator' },
+      apiKey: {
+        id: row.apiKeyId,
+        tokenPreview: row.apiKeyTokenPreview,
+        ...(row.apiKeyRevokesAt ? { revokesAt: row.apiKeyRevokesAt } : {}),
+      },
+      clientAddress: row.clientAddress,
+      requestId: row.requestId,
+    }));
+  }
+}

@@ -1,0 +1,241 @@
+import { jest } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { Clock } from '../../src/common/clock/clock';
+import { RegionKeysService } from '../../src/region-keys/region-keys.service';
+import { expectProblem } from '../support/problems';
+import { newRegion, RegionFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
+
+/** The region's audit trail: GET /auth/region/events. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const CLIENT = '203.0.113.9';
+
+let t: TestApp;
+let region: RegionFixture;
+let now: Date;
+
+interface Event {
+  id: string;
+  type: string;
+  occurredAt: string;
+  actor: { type: string; apiKeyId?: string; tokenPreview?: string };
+  apiKey: { id: string; tokenPreview: string; revokesAt?: string };
+  clientAddress: string | null;
+  requestId: string | null;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+beforeEach(async () => {
+  // Time moves only when a test says so (a second before each change), so the times and
+  // the order of events are known.
+  now = new Date('2026-11-22T10:00:00.000Z');
+  jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(now));
+  region = await newRegion(t);
+});
+afterEach(() => jest.restoreAllMocks());
+
+const tick = () => {
+  now = new Date(now.getTime() + 1000);
+};
+const call = (method: 'GET' | 'POST' | 'DELETE', url: string, key: string, requestId: string, payload?: object) =>
+  t.request({ method, url, headers: { 'x-api-key': key, 'x-request-id': requestId }, remoteAddress: CLIENT, ...(payload ? { payload } : {}) });
+const create = async (key: string, requestId = 'create') => {
+  tick();
+  const res = await call('POST', '/auth/region/api-keys', key, requestId, {});
+  expect(res.statusCode).toBe(201);
+  return res.json() as { id: string; key: string; tokenPreview: string };
+};
+const events = async (key: string, query = '') => {
+  const res = await t.request({ method: 'GET', url: `/auth/region/events${query}`, headers: { 'x-api-key': key } });
+  expect(res.statusCode).toBe(200);
+  return res.json() as { data: Event[]; meta: { limit: number; next: string | null } };
+};
+/** Every event of the region, following the cursor to the end. */
+const allEvents = async (key: string, limit = 100) => {
+  const all: Event[] = [];
+  let next: string | null = null;
+  do {
+    const page = await events(key, `?limit=${limit}${next ? `&cursor=${next}` : ''}`);
+    all.push(...page.data);
+    next = page.meta.next;
+  } while (next);
+  return all;
+};
+
+describe('GET /auth/region/events', () => {
+  it('records every change with who made it, from where and in which request, newest first', async () => {
+    const own = { type: 'api_key', apiKeyId: region.keyId, tokenPreview: expect.any(String) };
+    const second = await create(region.key, 'req-create');
+    tick();
+    const rolled = (await call('POST', `/auth/region/api-keys/${second.id}/roll`, region.key, 'req-roll', { revokeOldAfterSeconds: 60 })).json();
+    tick();
+    expect((await call('DELETE', `/auth/region/api-keys/${rolled.id}`, second.key, 'req-delete')).statusCode).toBe(204);
+
+    const { data, meta } = await events(region.key);
+    expect(meta).toEqual({ limit: 20, next: null });
+    // The two events of the roll share its time; the new key's creation was written last.
+    expect(data.map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.created', 'api_key.rolled', 'api_key.created', 'region.created']);
+    const [revoked, , , created, regionCreated] = data;
+    const rollPair = data.slice(1, 3);
+
+    expect(revoked).toEqual({
+      id: expect.stringMatching(UUID),
+      type: 'api_key.revoked',
+      occurredAt: '2026-11-22T10:00:03.000Z',
+      actor: { type: 'api_key', apiKeyId: second.id, tokenPreview: second.tokenPreview },
+      apiKey: { id: rolled.id, tokenPreview: rolled.tokenPreview },
+      clientAddress: CLIENT,
+      requestId: 'req-delete',
+    });
+    expect(rollPair).toEqual([
+      {
+        id: expect.stringMatching(UUID),
+        type: 'api_key.created',
+        occurredAt: '2026-11-22T10:00:02.000Z',
+        actor: own,
+        apiKey: { id: rolled.id, tokenPreview: rolled.tokenPreview },
+        clientAddress: CLIENT,
+        requestId: 'req-roll',
+      },
+      {
+        id: expect.stringMatching(UUID),
+        type: 'api_key.rolled',
+        occurredAt: '2026-11-22T10:00:02.000Z',
+        actor: own,
+        apiKey: { id: second.id, tokenPreview: second.tokenPreview, revokesAt: '2026-11-22T10:01:02.000Z' },
+        clientAddress: CLIENT,
+        requestId: 'req-roll',
+      },
+    ]);
+    expect(created).toMatchObject({ type: 'api_key.created', actor: own, apiKey: { id: second.id }, requestId: 'req-create' });
+    expect(regionCreated).toEqual({
+      id: expect.stringMatching(UUID),
+      type: 'region.created',
+      occurredAt: '2026-11-22T10:00:00.000Z',
+      actor: { type: 'operator' },
+      apiKey: { id: region.keyId, tokenPreview: expect.any(String) },
+      clientAddress: null,
+      requestId: null,
+    });
+    expect(JSON.stringify(data)).not.toContain(second.key);
+  });
+
+  it('records nothing for failed requests or failed authentications', async () => {
+    const before = await allEvents(region.key);
+    const second = await create(region.key);
+    const after = await allEvents(region.key);
+    const failures = [
+      call('DELETE', `/auth/region/api-keys/${second.id}`, 'rk_not-a-real-key-at-all-0123456789abcdef', 'x'), // 401
+      call('DELETE', '/auth/region/api-keys/00000000-0000-4000-8000-000000000000', region.key, 'x'), // 404
+      call('DELETE', '/auth/region/api-keys/not-a-uuid', region.key, 'x'), // 400
+      call('POST', `/auth/region/api-keys/${second.id}/roll`, region.key, 'x', { revokeOldAfterSeconds: -1 }), // 400
+      call('POST', '/auth/region/api-keys', region.key, 'x', { description: '' }), // 400
+    ];
+    expect((await Promise.all(failures)).map((r) => r.statusCode)).toEqual([401, 404, 400, 400, 400]);
+    expect((await call('DELETE', `/auth/region/api-keys/${second.id}`, second.key, 'ok')).statusCode).toBe(204);
+    expect((await call('DELETE', `/auth/region/api-keys/${region.keyId}`, region.key, 'x')).statusCode).toBe(409);
+    expect(await call('POST', `/auth/region/api-keys/${region.keyId}/roll`, region.key, 'ok', { revokeOldAfterSeconds: 60 })).toHaveProperty('statusCode', 201);
+    const rolledAgain = await call('POST', `/auth/region/api-keys/${region.keyId}/roll`, region.key, 'x', {});
+    expect(rolledAgain.statusCode).toBe(409);
+
+    const final = await allEvents(region.key);
+    expect(after).toHaveLength(before.length + 1);
+    // Only the successful DELETE and roll added events.
+    expect(final.slice(0, final.length - after.length).map((e) => [e.type, e.requestId])).toEqual([
+      ['api_key.created', 'ok'],
+      ['api_key.rolled', 'ok'],
+      ['api_key.revoked', 'ok'],
+    ]);
+  });
+
+  it('shows only the caller\'s region', async () => {
+    const other = await newRegion(t, 'Other region');
+    await create(other.key);
+    const mine = await allEvents(region.key);
+    expect(mine.map((e) => e.type)).toEqual(['region.created']);
+    expect(mine[0].apiKey.id).toBe(region.keyId);
+  });
+
+  it('keeps the events of a revoked key, and of the key that made them', async () => {
+    const second = await create(region.key);
+    const third = await create(second.key);
+    expect((await call('DELETE', `/auth/region/api-keys/${second.id}`, third.key, 'gone')).statusCode).toBe(204);
+    const trail = await allEvents(third.key);
+    expect(trail.find((e) => e.apiKey.id === third.id && e.type === 'api_key.created')?.actor).toEqual({
+      type: 'api_key',
+      apiKeyId: second.id,
+      tokenPreview: second.tokenPreview,
+    });
+    expect(trail.filter((e) => e.apiKey.id === second.id).map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.created']);
+  });
+
+  it('pages with a cursor that stays stable while new events are added', async () => {
+    let key = region.key;
+    for (let i = 0; i < 6; i++) key = (await create(key)).key;
+    const expected = await allEvents(key); // 7 events
+    expect(expected).toHaveLength(7);
+
+    const seen: Event[] = [];
+    let next: string | null = null;
+    do {
+      const page = await events(key, `?limit=3${next ? `&cursor=${next}` : ''}`);
+      expect(page.meta.limit).toBe(3);
+      seen.push(...page.data);
+      next = page.meta.next;
+      // Newer events arrive between pages; they belong before the first page, not in later ones.
+      await create(key);
+    } while (next);
+    expect(seen).toEqual(expected);
+    const fresh = await events(key, '?limit=3');
+    expect(fresh.data.every((e) => e.type === 'api_key.created' && e.occurredAt > expected[0].occurredAt)).toBe(true);
+  });
+
+  it('answers an empty last page with next null', async () => {
+    const page = await events(region.key, '?limit=1');
+    expect(page).toEqual({ data: [expect.objectContaining({ type: 'region.created' })], meta: { limit: 1, next: null } });
+  });
+
+  it.each([
+    ['limit', '?limit=0'],
+    ['limit', '?limit=101'],
+    ['limit', '?limit=ten'],
+    ['cursor', '?cursor=not-ours'],
+    ['cursor', `?cursor=${Buffer.from('2026-11-22T10:00:00.000Z not-a-number').toString('base64url')}`],
+    ['cursor', '?cursor=%2B%2F%3D'],
+    ['cursor', `?cursor=${'A'.repeat(201)}`],
+    ['unexpected', '?unexpected=1'],
+  ])('answers a bad %s (case %#) with a 400 problem naming it', async (field, query) => {
+    const res = await t.request({ method: 'GET', url: `/auth/region/events${query}`, headers: { 'x-api-key': region.key } });
+    const body = expectProblem(res, 400, 'validation');
+    expect(body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  it('needs a key, and a failed authentication is not recorded', async () => {
+    expectProblem(await t.request({ method: 'GET', url: '/auth/region/events' }), 401);
+    expect(await allEvents(region.key)).toHaveLength(1);
+  });
+});
+
+describe('the events table', () => {
+  it('is append-only: rows cannot be changed or removed', async () => {
+    const db = t.app.get(DataSource);
+    await expect(db.query("UPDATE region_events SET request_id = 'forged' WHERE region_id = $1", [region.regionId])).rejects.toThrow(/append-only/);
+    await expect(db.query('DELETE FROM region_events WHERE region_id = $1', [region.regionId])).rejects.toThrow(/append-only/);
+    expect(await allEvents(region.key)).toHaveLength(1);
+  });
+
+  it('has the region made at first start, by an operator', async () => {
+    const { data } = await events(TEST_ENV.INITIAL_REGION_API_KEY);
+    expect(data).toEqual([
+      expect.objectContaining({ type: 'region.created', actor: { type: 'operator' }, clientAddress: null, requestId: null }),
+    ]);
+  });
+
+  it('records operator changes without a client address or request id', async () => {
+    await t.app.get(RegionKeysService).createKey(region.regionId, 'from the CLI', { actor: { type: 'operator' }, clientAddress: null, requestId: null });
+    const [latest] = (await events(region.key, '?limit=1')).data;
+    expect(latest).toMatchObject({ type: 'api_key.created', actor: { type: 'operator' }, clientAddress: null, requestId: null });
+  });
+});
