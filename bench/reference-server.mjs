@@ -70,23 +70,24 @@ const apiKeyJson = (row) => ({
   createdAt: iso(row.created_at),
   updatedAt: iso(row.updated_at),
   lastUsedAt: iso(row.last_used_at),
+  revokesAt: iso(row.revokes_at),
 });
 
 const CALLER_WITH_REGION = `
   SELECT c.id AS caller_id, c.last_used_at AS caller_last_used_at,
          r.id AS region_id, r.name AS region_name, r.created_at AS region_created_at, r.updated_at AS region_updated_at,
-         k.id, k.description, k.token_preview, k.created_at, k.updated_at, k.last_used_at
+         k.id, k.description, k.token_preview, k.created_at, k.updated_at, k.last_used_at, k.revokes_at
     FROM api_keys c
     JOIN regions r ON r.id = c.region_id
-    JOIN api_keys k ON k.region_id = c.region_id AND k.revoked_at IS NULL
-   WHERE c.token_hash = $1 AND c.revoked_at IS NULL
+    JOIN api_keys k ON k.region_id = c.region_id AND k.revoked_at IS NULL AND (k.revokes_at IS NULL OR k.revokes_at > $2)
+   WHERE c.token_hash = $1 AND c.revoked_at IS NULL AND (c.revokes_at IS NULL OR c.revokes_at > $2)
    ORDER BY k.created_at, k.id`;
 
 /** The caller's key and region with its active keys (rows), or null. */
 async function authenticateKey(request, reply) {
   const presented = request.headers['x-api-key'];
   if (typeof presented === 'string' && presented.length > 0 && isWellFormedApiKey(presented)) {
-    const { rows } = await pool.query(CALLER_WITH_REGION, [hashApiKey(presented)]);
+    const { rows } = await pool.query(CALLER_WITH_REGION, [hashApiKey(presented), new Date()]);
     if (rows.length > 0) {
       await recordUse(rows);
       return rows;
@@ -160,7 +161,7 @@ app.post('/auth/region/api-keys', async (request, reply) => {
     if ((await countActive(client, regionId)) >= MAX_KEYS) return null;
     const { rows: [row] } = await client.query(
       `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id, description, token_preview, created_at, updated_at, last_used_at`,
+       VALUES ($1, $2, $3, $4, $5) RETURNING id, description, token_preview, created_at, updated_at, last_used_at, revokes_at`,
       [randomUUID(), regionId, hashApiKey(key), previewApiKey(key), description ?? null],
     );
     return row;
