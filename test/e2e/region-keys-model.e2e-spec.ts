@@ -1,5 +1,7 @@
+import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
+import { Clock } from '../../src/common/clock/clock';
 import { expectProblem } from '../support/problems';
 import { propertyRuns } from '../support/property-runs';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
@@ -7,10 +9,14 @@ import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support
 
 /**
  * A model of one region's keys, checked against two server instances on one PostgreSQL
- * database: fast-check generates sequences of creates, deletes, authentications and
- * concurrent batches, and after every step the service must agree with the model (status
- * codes, the key list, revoked keys refused on both instances, the region never keyless).
+ * database: fast-check generates sequences of creates, deletes, rolls, authentications,
+ * steps of time and concurrent batches, and after every step the service must agree with
+ * the model (status codes, the key list with when each key stops, revoked and expired keys
+ * refused on both instances, the region never without a key that keeps working).
  * The embedded database serves one process only, so this runs in the PostgreSQL pass.
+ *
+ * Time is the test's: both instances read one shared instant from their Clock, which only
+ * the advance-time command moves, so scheduled revocations are checked exactly.
  *
  * The key limit is set low so that sequences reach it; it is the same rule as the
  * default 100, with a smaller number.
@@ -23,10 +29,16 @@ interface KnownKey {
   key: string;
   description: string | null;
   createdAt: string;
+  /** When a rolled key stops (ms since the epoch); null for a key that never does. */
+  revokesAt: number | null;
 }
 
-/** What a client that saw every answer knows: the region's live keys and the ones it revoked. */
+/**
+ * What a client that saw every answer knows: the region's keys that still work at `now`,
+ * and the ones revoked or past their revokesAt.
+ */
 interface KeyModel {
+  now: number;
   live: KnownKey[];
   revoked: KnownKey[];
 }
@@ -38,16 +50,24 @@ interface Service {
 
 /** A key id to delete: resolved against the model when the command runs. */
 type Target =
-  | { kind: 'live' | 'revoked'; index: number; fallbackId: string }
+  | { kind: 'live' | 'permanent' | 'scheduled' | 'revoked'; index: number; fallbackId: string }
   | { kind: 'unknown'; fallbackId: string }
   | { kind: 'other-region' };
 
-type BatchOp = { instance: 0 | 1; actor: number } & ({ action: 'create'; description?: string } | { action: 'delete'; target: Target });
+type BatchOp = { instance: 0 | 1; actor: number } & (
+  | { action: 'create'; description?: string }
+  | { action: 'delete'; target: Target }
+  | { action: 'roll'; target: Target; description?: string; revokeOldAfterSeconds?: number }
+);
+
+const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
 
 let db: TestDatabase;
 let a: TestApp;
 let b: TestApp;
 let otherRegion: RegionFixture;
+/** The instant both instances' clocks read. */
+let testNow = Date.now();
 
 const pick = <T>(list: T[], index: number): T => list[index % list.length];
 
@@ -56,6 +76,19 @@ const postKey = (t: TestApp, key: string, description?: string) =>
   t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': key }, payload: description === undefined ? {} : { description } });
 const deleteKey = (t: TestApp, key: string, id: string) =>
   t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
+const rollKey = (t: TestApp, key: string, id: string, description?: string, revokeOldAfterSeconds?: number) =>
+  t.request({
+    method: 'POST',
+    url: `/auth/region/api-keys/${id}/roll`,
+    headers: { 'x-api-key': key },
+    payload: { ...(description === undefined ? {} : { description }), ...(revokeOldAfterSeconds === undefined ? {} : { revokeOldAfterSeconds }) },
+  });
+
+type Reply = Parameters<typeof expectProblem>[0];
+
+const isPermanent = (k: KnownKey) => k.revokesAt === null;
+const permanentCount = (keys: KnownKey[]) => keys.filter(isPermanent).length;
+const showSeconds = (s: number | undefined) => (s === undefined ? 'default' : `${s}s`);
 
 function targetId(m: KeyModel, target: Target): string {
   switch (target.kind) {
@@ -64,21 +97,45 @@ function targetId(m: KeyModel, target: Target): string {
     case 'unknown':
       return target.fallbackId;
     default: {
-      const list = target.kind === 'live' ? m.live : m.revoked;
+      const list = {
+        live: m.live,
+        // Aimed at the last-key rule: the region's only permanent key, and the keys about to stop.
+        permanent: m.live.filter(isPermanent),
+        scheduled: m.live.filter((k) => !isPermanent(k)),
+        revoked: m.revoked,
+      }[target.kind];
       return list.length > 0 ? pick(list, target.index).id : target.fallbackId;
     }
   }
 }
 
-const describeTarget = (target: Target) =>
-  target.kind === 'live' || target.kind === 'revoked' ? `${target.kind}#${target.index}` : target.kind;
+const describeTarget = (target: Target) => ('index' in target ? `${target.kind}#${target.index}` : target.kind);
 
-function expectCreated(body: Record<string, unknown>, description: string | undefined): KnownKey {
-  expect(body).toMatchObject({ description: description ?? null, key: expect.stringMatching(/^rk_[0-9A-Za-z]{49}$/) });
-  return { id: String(body.id), key: String(body.key), description: description ?? null, createdAt: String(body.createdAt) };
+function expectCreated(body: Record<string, unknown>, description: string | null): KnownKey {
+  expect(body).toMatchObject({ description, revokesAt: null, key: expect.stringMatching(/^rk_[0-9A-Za-z]{49}$/) });
+  return { id: String(body.id), key: String(body.key), description, createdAt: String(body.createdAt), revokesAt: null };
 }
 
-/** Revoked keys are refused at once, on every instance named. */
+/**
+ * Applies a successful roll of `old` to the model's live keys: the new key joins, the old
+ * one is scheduled, or stops at once (0 s) and is returned. The old key may already be
+ * gone when a DELETE of the same batch was applied first (a scheduled key may be deleted).
+ */
+function applyRoll(m: KeyModel, res: { json: () => unknown }, old: KnownKey, description: string | undefined, seconds: number): KnownKey[] {
+  const revokesAt = m.now + seconds * 1000;
+  const body = res.json() as Record<string, unknown>;
+  expect(body.replaces).toEqual({ id: old.id, revokesAt: new Date(revokesAt).toISOString() });
+  m.live.push(expectCreated(body, description === undefined ? old.description : description));
+  const index = m.live.findIndex((k) => k.id === old.id);
+  if (index < 0) return [];
+  if (seconds > 0) {
+    m.live[index] = { ...old, revokesAt };
+    return [];
+  }
+  return m.live.splice(index, 1);
+}
+
+/** Revoked keys, and keys past their revokesAt, are refused at once on every instance named. */
 async function expectRefused(instances: TestApp[], revoked: KnownKey[]): Promise<void> {
   for (const key of revoked) {
     for (const t of instances) {
@@ -89,10 +146,15 @@ async function expectRefused(instances: TestApp[], revoked: KnownKey[]): Promise
   }
 }
 
-/** The service's view of the region, through both instances and in the table, equals the model's. */
+/**
+ * The service's view of the region, through both instances and in the table, equals the
+ * model's, and the region keeps at least one key that is not scheduled to stop.
+ */
 async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
-  expect(m.live.length).toBeGreaterThanOrEqual(1);
-  const expected = [...m.live].map(({ id, description, createdAt }) => ({ id, description, createdAt })).sort((x, y) => x.id.localeCompare(y.id));
+  expect(permanentCount(m.live)).toBeGreaterThanOrEqual(1);
+  const expected = [...m.live]
+    .map(({ id, description, createdAt, revokesAt }) => ({ id, description, createdAt, revokesAt: revokesAt === null ? null : new Date(revokesAt).toISOString() }))
+    .sort((x, y) => x.id.localeCompare(y.id));
   // The oldest key reads through one instance and the newest through the other.
   for (const [t, viewer] of [
     [r.instances[0], m.live[0]],
@@ -100,22 +162,24 @@ async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
   ] as const) {
     const res = await getRegion(t, viewer.key);
     expect(res.statusCode).toBe(200);
-    const region = res.json() as { id: string; apiKeys: { id: string; description: string | null; createdAt: string }[] };
+    const region = res.json() as { id: string; apiKeys: { id: string; description: string | null; createdAt: string; revokesAt: string | null }[] };
     expect(region.id).toBe(r.regionId);
-    const listed = region.apiKeys.map(({ id, description, createdAt }) => ({ id, description, createdAt }));
+    const listed = region.apiKeys.map(({ id, description, createdAt, revokesAt }) => ({ id, description, createdAt, revokesAt }));
     expect([...listed].sort((x, y) => x.id.localeCompare(y.id))).toEqual(expected);
+    expect(listed.some((k) => k.revokesAt === null)).toBe(true);
     // Oldest first: keys made in one concurrent batch may share a millisecond, so this is
     // checked on the timestamps rather than on the model's order.
     const times = listed.map((k) => Date.parse(k.createdAt));
     expect(times).toEqual([...times].sort((x, y) => x - y));
   }
-  const [rows] = await r.instances[0].app
-    .get(DataSource)
-    .query(
-      'SELECT count(*) FILTER (WHERE revoked_at IS NULL)::int AS live, count(*) FILTER (WHERE revoked_at IS NOT NULL)::int AS revoked FROM api_keys WHERE region_id = $1',
-      [r.regionId],
-    );
-  expect(rows).toEqual({ live: m.live.length, revoked: m.revoked.length });
+  const [rows] = await r.instances[0].app.get(DataSource).query(
+    `SELECT count(*) FILTER (WHERE revoked_at IS NULL AND (revokes_at IS NULL OR revokes_at > $2))::int AS live,
+            count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL)::int AS permanent,
+            count(*)::int AS total
+       FROM api_keys WHERE region_id = $1`,
+    [r.regionId, new Date(m.now)],
+  );
+  expect(rows).toEqual({ live: m.live.length, permanent: permanentCount(m.live), total: m.live.length + m.revoked.length });
 }
 
 class CreateKey implements fc.AsyncCommand<KeyModel, Service> {
@@ -129,7 +193,7 @@ class CreateKey implements fc.AsyncCommand<KeyModel, Service> {
     const res = await postKey(r.instances[this.instance], pick(m.live, this.actor).key, this.description);
     if (m.live.length < KEY_LIMIT) {
       expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 201 });
-      m.live.push(expectCreated(res.json(), this.description));
+      m.live.push(expectCreated(res.json(), this.description ?? null));
     } else {
       expectProblem(res, 409, 'api-key-limit');
     }
@@ -148,21 +212,58 @@ class DeleteKey implements fc.AsyncCommand<KeyModel, Service> {
   async run(m: KeyModel, r: Service): Promise<void> {
     const id = targetId(m, this.target);
     const res = await deleteKey(r.instances[this.instance], pick(m.live, this.actor).key, id);
-    const victim = m.live.findIndex((k) => k.id === id);
-    if (victim < 0) {
-      // Unknown, revoked and other regions' keys get the same answer.
-      expectProblem(res, 404, 'not-found');
-    } else if (m.live.length === 1) {
-      expectProblem(res, 409, 'last-api-key');
-    } else {
-      expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 204, body: '' });
-      const [revoked] = m.live.splice(victim, 1);
+    // Unknown, revoked, expired and other regions' keys get the same 404.
+    if (expectOutcome(m, { instance: this.instance, actor: this.actor, action: 'delete', target: this.target }, id, res) === '204') {
+      expect(res.body).toBe('');
+      const [revoked] = m.live.splice(m.live.findIndex((k) => k.id === id), 1);
       m.revoked.push(revoked);
       await expectRefused(r.instances, [revoked]);
     }
     await expectAgreement(m, r);
   }
   toString = () => `delete(on ${'ab'[this.instance]}, by live#${this.actor}, ${describeTarget(this.target)})`;
+}
+
+class RollKey implements fc.AsyncCommand<KeyModel, Service> {
+  constructor(
+    readonly instance: 0 | 1,
+    readonly actor: number,
+    readonly target: Target,
+    readonly description: string | undefined,
+    readonly revokeOldAfterSeconds: number | undefined,
+  ) {}
+  check = (m: Readonly<KeyModel>) => this.target.kind !== 'revoked' || m.revoked.length > 0;
+  async run(m: KeyModel, r: Service): Promise<void> {
+    const { instance, actor, target, description, revokeOldAfterSeconds } = this;
+    const id = targetId(m, target);
+    const res = await rollKey(r.instances[instance], pick(m.live, actor).key, id, description, revokeOldAfterSeconds);
+    if (expectOutcome(m, { instance, actor, action: 'roll', target, description, revokeOldAfterSeconds }, id, res) === '201') {
+      expect(res.headers['cache-control']).toBe('no-store');
+      const old = m.live.find((k) => k.id === id)!;
+      const stopped = applyRoll(m, res, old, description, revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS);
+      m.revoked.push(...stopped);
+      await expectRefused(r.instances, stopped);
+    }
+    await expectAgreement(m, r);
+  }
+  toString = () =>
+    `roll(on ${'ab'[this.instance]}, by live#${this.actor}, ${describeTarget(this.target)}, ${JSON.stringify(this.description)}, ${showSeconds(this.revokeOldAfterSeconds)})`;
+}
+
+/** Moves both instances' clock forward: keys whose revokesAt passed stop, everywhere. */
+class AdvanceTime implements fc.AsyncCommand<KeyModel, Service> {
+  constructor(readonly seconds: number) {}
+  check = () => true;
+  async run(m: KeyModel, r: Service): Promise<void> {
+    m.now += this.seconds * 1000;
+    testNow = m.now;
+    const stopped = m.live.filter((k) => k.revokesAt !== null && k.revokesAt <= m.now);
+    m.live = m.live.filter((k) => !stopped.includes(k));
+    m.revoked.push(...stopped);
+    await expectRefused(r.instances, stopped);
+    await expectAgreement(m, r);
+  }
+  toString = () => `advance(${this.seconds}s)`;
 }
 
 class Authenticate implements fc.AsyncCommand<KeyModel, Service> {
@@ -191,95 +292,170 @@ interface ResolvedOp {
   targetId?: string;
 }
 
+/** The region's working keys as the rules see them: id and when it stops (null: never). */
+type KeyState = Map<string, number | null>;
+
+const stateOf = (live: KnownKey[]): KeyState => new Map(live.map((k) => [k.id, k.revokesAt]));
+
 /**
- * Whether the statuses of a concurrent batch are what some one-at-a-time order of its
- * requests would give (each change locks the region row, so they do run one at a time).
- * A 401 is allowed only for a request whose key another request of the batch revoked: it
- * may be checked before or after that revocation commits.
+ * One request run alone on `keys` at time `now`: its outcome (status, and problem type
+ * for errors) and the keys after it. The model's rules for create, delete and roll, used
+ * by the one-at-a-time commands and replayed by the batch checker. `i` names a new key.
  */
-function explainBatch(live: KnownKey[], ops: ResolvedOp[], statuses: number[]): boolean {
-  const revokedHere = new Set(ops.filter((o, i) => o.op.action === 'delete' && statuses[i] === 204).map((o) => o.targetId));
-  if (ops.some((o, i) => statuses[i] === 401 && !revokedHere.has(o.actor.id))) return false;
-  const pending = ops.map((_, i) => i).filter((i) => statuses[i] !== 401);
-  const search = (liveIds: Set<string>, left: number[]): boolean =>
+function step(keys: KeyState, o: Omit<ResolvedOp, 'actor'>, i: number, now: number): [string, KeyState] {
+  const permanent = [...keys.values()].filter((revokesAt) => revokesAt === null).length;
+  const next = new Map(keys);
+  if (o.op.action === 'create') {
+    if (keys.size >= KEY_LIMIT) return ['409 api-key-limit', keys];
+    return ['201', next.set(`new-${i}`, null)];
+  }
+  const id = o.targetId!;
+  if (!keys.has(id)) return ['404 not-found', keys];
+  const revokesAt = keys.get(id)!;
+  if (o.op.action === 'delete') {
+    // Keys scheduled to stop do not count: time would leave the region keyless.
+    if (revokesAt === null && permanent <= 1) return ['409 last-api-key', keys];
+    next.delete(id);
+    return ['204', next];
+  }
+  if (revokesAt !== null) return ['409 api-key-already-rolled', keys];
+  // The limit counts the new key; an old key revoked at once no longer counts.
+  const seconds = o.op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
+  if (keys.size + 1 - (seconds === 0 ? 1 : 0) > KEY_LIMIT) return ['409 api-key-limit', keys];
+  next.set(`new-${i}`, null);
+  if (seconds === 0) next.delete(id);
+  else next.set(id, now + seconds * 1000);
+  return ['201', next];
+}
+
+/** A response as `step` names outcomes. */
+const outcomeOf = (res: Reply) =>
+  res.statusCode < 400 ? String(res.statusCode) : `${res.statusCode} ${String(res.json().type).split('/').pop()}`;
+
+/** Checks a one-at-a-time response against the model's rule; returns the outcome. */
+function expectOutcome(m: KeyModel, op: BatchOp, targetId: string | undefined, res: Reply): string {
+  const [outcome] = step(stateOf(m.live), { op, targetId }, 0, m.now);
+  const [status, type] = outcome.split(' ');
+  if (type) expectProblem(res, Number(status), type);
+  else expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: Number(status) });
+  return outcome;
+}
+
+/**
+ * Whether the outcomes of a concurrent batch are what some one-at-a-time order of its
+ * requests would give (each change locks the region row, so they do run one at a time).
+ * A 401 is allowed only for a request whose key another request of the batch revoked (a
+ * DELETE, or a roll with 0 s): it may be checked before or after that revocation commits.
+ */
+function explainBatch(live: KnownKey[], ops: ResolvedOp[], outcomes: string[], now: number): boolean {
+  const revokedHere = new Set(
+    ops
+      .filter((o, i) => (o.op.action === 'delete' && outcomes[i] === '204') || (o.op.action === 'roll' && o.op.revokeOldAfterSeconds === 0 && outcomes[i] === '201'))
+      .map((o) => o.targetId),
+  );
+  const refused = (i: number) => outcomes[i] === '401 unauthenticated';
+  if (ops.some((o, i) => refused(i) && !revokedHere.has(o.actor.id))) return false;
+  const pending = ops.map((_, i) => i).filter((i) => !refused(i));
+  const search = (keys: KeyState, left: number[]): boolean =>
     left.length === 0 ||
     left.some((i) => {
-      const o = ops[i];
-      const next = new Set(liveIds);
-      let status: number;
-      if (o.op.action === 'create') {
-        status = liveIds.size < KEY_LIMIT ? 201 : 409;
-        if (status === 201) next.add(`new-${i}`);
-      } else if (!liveIds.has(o.targetId!)) {
-        status = 404;
-      } else {
-        status = liveIds.size > 1 ? 204 : 409;
-        if (status === 204) next.delete(o.targetId!);
-      }
-      return status === statuses[i] && search(next, left.filter((j) => j !== i));
+      const [outcome, next] = step(keys, ops[i], i, now);
+      return outcome === outcomes[i] && search(next, left.filter((j) => j !== i));
     });
-  return search(new Set(live.map((k) => k.id)), pending);
+  return search(stateOf(live), pending);
 }
+
+const sendOp = (t: TestApp, { op, actor, targetId }: ResolvedOp) => {
+  switch (op.action) {
+    case 'create':
+      return postKey(t, actor.key, op.description);
+    case 'delete':
+      return deleteKey(t, actor.key, targetId!);
+    default:
+      return rollKey(t, actor.key, targetId!, op.description, op.revokeOldAfterSeconds);
+  }
+};
 
 class ConcurrentBatch implements fc.AsyncCommand<KeyModel, Service> {
   constructor(readonly ops: BatchOp[]) {}
   check = () => true;
   async run(m: KeyModel, r: Service): Promise<void> {
+    const before = [...m.live];
     const resolved: ResolvedOp[] = this.ops.map((op) => ({
       op,
       actor: pick(m.live, op.actor),
-      targetId: op.action === 'delete' ? targetId(m, op.target) : undefined,
+      targetId: op.action === 'create' ? undefined : targetId(m, op.target),
     }));
-    const responses = await Promise.all(
-      resolved.map(({ op, actor, targetId }) => {
-        const t = r.instances[op.instance];
-        return op.action === 'create' ? postKey(t, actor.key, op.description) : deleteKey(t, actor.key, targetId!);
-      }),
-    );
-    const statuses = responses.map((res) => res.statusCode);
-    if (!explainBatch(m.live, resolved, statuses)) {
-      throw new Error(`no one-at-a-time order of the batch gives ${JSON.stringify(statuses)} from ${m.live.length} live keys`);
+    const responses = await Promise.all(resolved.map((o) => sendOp(r.instances[o.op.instance], o)));
+    const outcomes = responses.map(outcomeOf);
+    if (!explainBatch(m.live, resolved, outcomes, m.now)) {
+      throw new Error(`no one-at-a-time order of the batch gives ${JSON.stringify(outcomes)} from ${JSON.stringify([...stateOf(m.live).values()])}`);
     }
     const revoked: KnownKey[] = [];
     resolved.forEach(({ op, targetId }, i) => {
       const res = responses[i];
       if (res.statusCode >= 400) {
-        const conflict = op.action === 'create' ? 'api-key-limit' : 'last-api-key';
-        expectProblem(res, res.statusCode, { 401: 'unauthenticated', 404: 'not-found', 409: conflict }[res.statusCode]);
+        const [status, type] = outcomes[i].split(' ');
+        expectProblem(res, Number(status), type);
       } else if (op.action === 'create') {
-        m.live.push(expectCreated(res.json(), op.description));
+        m.live.push(expectCreated(res.json(), op.description ?? null));
+      } else if (op.action === 'roll') {
+        revoked.push(...applyRoll(m, res, before.find((k) => k.id === targetId)!, op.description, op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS));
       } else {
-        revoked.push(...m.live.splice(m.live.findIndex((k) => k.id === targetId), 1));
+        const index = m.live.findIndex((k) => k.id === targetId);
+        if (index >= 0) revoked.push(...m.live.splice(index, 1));
       }
     });
     m.revoked.push(...revoked);
     await expectRefused(r.instances, revoked);
     await expectAgreement(m, r);
   }
-  toString = () =>
-    `batch[${this.ops
-      .map((op) => `${op.action}(on ${'ab'[op.instance]}, by live#${op.actor}${op.action === 'delete' ? `, ${describeTarget(op.target)}` : ''})`)
-      .join(', ')}]`;
+  toString = () => `batch[${this.ops.map(describeOp).join(', ')}]`;
+}
+
+function describeOp(op: BatchOp): string {
+  const on = `on ${'ab'[op.instance]}, by live#${op.actor}`;
+  switch (op.action) {
+    case 'create':
+      return `create(${on}, ${JSON.stringify(op.description)})`;
+    case 'delete':
+      return `delete(${on}, ${describeTarget(op.target)})`;
+    default:
+      return `roll(${on}, ${describeTarget(op.target)}, ${JSON.stringify(op.description)}, ${showSeconds(op.revokeOldAfterSeconds)})`;
+  }
 }
 
 const instance = fc.constantFrom<0 | 1>(0, 1);
 const index = fc.nat({ max: 99 });
 const description = fc.option(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ]{0,18}[A-Za-z0-9]$/), { nil: undefined });
+const permanentTarget = fc.record({ kind: fc.constant('permanent' as const), index, fallbackId: fc.uuid() });
 const target: fc.Arbitrary<Target> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('live' as const), index, fallbackId: fc.uuid() }), weight: 4 },
+  { arbitrary: fc.record({ kind: fc.constant('scheduled' as const), index, fallbackId: fc.uuid() }), weight: 1 },
+  { arbitrary: permanentTarget, weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('revoked' as const), index, fallbackId: fc.uuid() }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('unknown' as const), fallbackId: fc.uuid() }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'other-region' as const }), weight: 1 },
 );
+// Omitted: the default, a day.
+const revokeOldAfterSeconds = fc.option(fc.constantFrom(0, 1, 5, 60), { nil: undefined });
 const batchOp: fc.Arbitrary<BatchOp> = fc.oneof(
   fc.record({ instance, actor: index, action: fc.constant('create' as const), description }, { requiredKeys: ['instance', 'actor', 'action'] }),
   fc.record({ instance, actor: index, action: fc.constant('delete' as const), target }),
+  fc.record(
+    { instance, actor: index, action: fc.constant('roll' as const), target, description, revokeOldAfterSeconds },
+    { requiredKeys: ['instance', 'actor', 'action', 'target'] },
+  ),
 );
 
 const commands = fc.commands<KeyModel, Service, false>(
   [
     fc.tuple(instance, index, description).map(([i, actor, d]) => new CreateKey(i, actor, d)),
     fc.tuple(instance, index, target).map(([i, actor, t]) => new DeleteKey(i, actor, t)),
+    // Deletes of permanent keys again, more often: they are where the last-key rule decides.
+    fc.tuple(instance, index, permanentTarget).map(([i, actor, t]) => new DeleteKey(i, actor, t)),
+    fc.tuple(instance, index, target, description, revokeOldAfterSeconds).map(([i, actor, t, d, s]) => new RollKey(i, actor, t, d, s)),
+    fc.constantFrom(1, 5, 61, DEFAULT_REVOKE_OLD_AFTER_SECONDS + 1).map((s) => new AdvanceTime(s)),
     fc.tuple(instance, fc.constantFrom<'live' | 'revoked'>('live', 'revoked'), index).map(([i, w, k]) => new Authenticate(i, w, k)),
     fc.array(batchOp, { minLength: 2, maxLength: 6 }).map((ops) => new ConcurrentBatch(ops)),
   ],
@@ -292,21 +468,29 @@ describeOnServer('region key life cycle against a model, two instances on one Po
     const env = { MAX_API_KEYS_PER_REGION: String(KEY_LIMIT) };
     a = await startTestApp(env, db);
     b = await startTestApp(env, db);
+    for (const t of [a, b]) jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(testNow));
     otherRegion = await newRegion(a, 'Another region');
   });
   afterAll(async () => {
+    jest.restoreAllMocks();
     await a?.close();
     await b?.close();
     await db?.drop();
   });
 
-  it('agrees with the model after every create, delete, authentication and concurrent batch', async () => {
+  it('agrees with the model after every create, delete, roll, authentication, step of time and concurrent batch', async () => {
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
         const setup = async () => {
+          // Each run starts from the real time, never before where the previous run left the clocks.
+          testNow = Math.max(testNow, Date.now());
           const r = await newRegion(a, 'Model region');
           const first = (await getRegion(b, r.key)).json().apiKeys[0];
-          const model: KeyModel = { live: [{ id: r.keyId, key: r.key, description: 'first key', createdAt: first.createdAt }], revoked: [] };
+          const model: KeyModel = {
+            now: testNow,
+            live: [{ id: r.keyId, key: r.key, description: 'first key', createdAt: first.createdAt, revokesAt: null }],
+            revoked: [],
+          };
           return { model, real: { instances: [a, b] as [TestApp, TestApp], regionId: r.regionId } };
         };
         await fc.asyncModelRun(setup, cmds);
