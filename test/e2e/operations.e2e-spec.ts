@@ -136,7 +136,7 @@ describe('SIGTERM on the real server', () => {
   it('answers readiness 503 from the signal on, during SHUTDOWN_DELAY_MS, while serving, then exits 0', async () => {
     const port = await freePort();
     const db = await createTestDatabase();
-    const database = db.env.DATABASE_URL ? { DATABASE_URL: db.env.DATABASE_URL } : { DATA_DIR: dataDir };
+    const database: Record<string, string> = db.env.DATABASE_URL ? { DATABASE_URL: db.env.DATABASE_URL } : { DATA_DIR: dataDir };
     const server = startProcess('dist/src/main.js', [], {
       ...database,
       PORT: String(port),

@@ -49,7 +49,7 @@ export function createRootLogger({ level, format = 'json', development = false, 
     },
   };
   const pretty = format === 'pretty' || (format === 'auto' && development && destination === undefined && process.stdout.isTTY);
-  return pino(options, (pretty && prettyStream()) || destination);
+  return pino(options, (pretty && prettyStream(destination)) || destination);
 }
 
 /**
@@ -57,11 +57,11 @@ export function createRootLogger({ level, format = 'json', development = false, 
  * then logs stay JSON lines. Loaded only here, when asked for; synchronous, as a developer's
  * terminal has no throughput to protect.
  */
-function prettyStream(): DestinationStream | undefined {
+function prettyStream(destination?: DestinationStream): DestinationStream | undefined {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pretty = require('pino-pretty') as (options: object) => DestinationStream;
-    return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+    return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination, colorize: false } : {}) });
   } catch {
     return undefined;
   }
