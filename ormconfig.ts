@@ -1,3 +1,4 @@
+import './src/config/load-env-file';
 import 'reflect-metadata';
 import { loadConfig } from './src/config/app-config';
 import { openDatabase } from './src/database/data-source';

@@ -7,6 +7,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { LifecycleModule } from './common/lifecycle/shutdown-state';
 import { RegionKeysModule } from './region-keys/region-keys.module';
 import { UsersModule } from './users/users.module';
 
@@ -15,7 +16,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, CommonModule, HealthModule, RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, LifecycleModule, CommonModule, HealthModule, RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule],
     };
   }
 }

@@ -3,12 +3,14 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/http/client-error';
+import { registerCors } from './common/http/cors';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
 import { routerErrorHandler } from './common/problem/problem.filter';
 import { httpServerLimits } from './common/http/server-limits';
+import { trustProxyOption } from './common/http/trust-proxy';
 import { setupOpenApi } from './common/swagger/openapi';
-import type { AppConfig } from './config/app-config';
+import { type AppConfig, NodeEnv } from './config/app-config';
 
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -20,13 +22,13 @@ export interface CreateAppOptions {
 
 /** Builds the whole HTTP application, initialised but not listening. Used by main and by tests. */
 export async function createApp({ config, logDestination }: CreateAppOptions): Promise<NestFastifyApplication> {
-  const logger = createRootLogger(config.LOG_LEVEL, logDestination);
+  const logger = createRootLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, development: config.NODE_ENV === NodeEnv.Development, destination: logDestination });
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
     logController: new OneLinePerRequest(),
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Long path parameters reach validation (a clear 400) instead of the router's 414.
     routerOptions: { maxParamLength: 1000 },
     frameworkErrors: routerErrorHandler,
@@ -40,7 +42,8 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     logger: new PinoNestLogger(logger),
     abortOnError: false,
   });
-  registerHttpHooks(app.getHttpAdapter().getInstance());
+  registerHttpHooks(app.getHttpAdapter().getInstance(), { readForwardedFor: config.TRUST_PROXY !== false });
+  if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
   setupOpenApi(app);
   await app.init();
   // JSON only: Fastify and Nest would also accept text/plain and form bodies, which

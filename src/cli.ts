@@ -1,4 +1,5 @@
 import './runtime-check';
+import './config/load-env-file';
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -69,7 +70,7 @@ async function main(argv: string[]): Promise<void> {
   const execute = parseCommand(command, values);
   const config = loadConfig();
   // stdout carries only the command's output; warnings and errors go to stderr as JSON lines.
-  const logger = new PinoNestLogger(createRootLogger('warn', pino.destination(2)));
+  const logger = new PinoNestLogger(createRootLogger({ level: 'warn', destination: pino.destination(2) }));
   const context = await NestFactory.createApplicationContext(OperatorModule.forRoot(config), { logger, abortOnError: false });
   try {
     const output = await execute(context.get(RegionKeysService));

@@ -1,8 +1,10 @@
 import './runtime-check';
+import './config/load-env-file';
 import './compile-cache';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app';
+import { ShutdownState } from './common/lifecycle/shutdown-state';
 import { loadConfig } from './config/app-config';
 
 async function bootstrap(): Promise<void> {
@@ -12,13 +14,17 @@ async function bootstrap(): Promise<void> {
   new Logger('Main').log(`Serving on http://${config.HOST}:${config.PORT} (Node ${process.version}, ${config.NODE_ENV})`);
 
   const logger = new Logger('Shutdown');
-  const shutdown = (signal: NodeJS.Signals) => {
-    logger.log(`${signal} received: finishing in-flight requests, then closing the database`);
+  const shutdown = async (signal: NodeJS.Signals) => {
+    // Readiness answers 503 from now on; during SHUTDOWN_DELAY_MS the listener still takes
+    // requests, so that a load balancer sees the 503 and stops sending before any is refused.
+    app.get(ShutdownState).begin();
+    logger.log(`${signal} received: not ready any more; finishing in-flight requests, then closing the database`);
     // In-flight requests get the grace period; after it the process exits anyway.
     setTimeout(() => {
-      logger.error(`Shutdown took longer than ${config.SHUTDOWN_GRACE_MS} ms; exiting`);
+      logger.error(`Shutdown took longer than ${config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_GRACE_MS} ms; exiting`);
       process.exit(1);
-    }, config.SHUTDOWN_GRACE_MS).unref();
+    }, config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_GRACE_MS).unref();
+    if (config.SHUTDOWN_DELAY_MS > 0) await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
     // app.close() stops accepting connections, waits for open requests, then runs the
     // modules' shutdown hooks (the database pool, the embedded database).
     app.close().then(
@@ -32,8 +38,8 @@ async function bootstrap(): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', (signal) => void shutdown(signal));
+  process.once('SIGINT', (signal) => void shutdown(signal));
 }
 
 bootstrap().catch((err: unknown) => {

@@ -12,8 +12,10 @@ import {
   Min,
   MinLength,
   ValidateIf,
+  ValidateBy,
   validateSync,
 } from 'class-validator';
+import proxyAddr from '@fastify/proxy-addr';
 
 export enum NodeEnv {
   Development = 'development',
@@ -23,6 +25,11 @@ export enum NodeEnv {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** false: X-Forwarded-For is ignored; a number: that many proxy hops; else proxy addresses and CIDRs. */
+export type TrustProxySetting = false | number | string[];
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -32,6 +39,41 @@ const toBool = ({ value }: { value: unknown }) => {
   if (['true', '1', 'yes'].includes(v)) return true;
   if (['false', '0', 'no', ''].includes(v)) return false;
   return value;
+};
+const toTrustProxy = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim();
+  if (['', 'false', '0', 'no'].includes(v.toLowerCase())) return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  if (['true', 'yes'].includes(v.toLowerCase())) return value;
+  return v.split(',').map((entry) => entry.trim());
+};
+/** Whether @fastify/proxy-addr accepts the list: addresses and CIDRs (or its names: loopback, linklocal, uniquelocal). */
+const isProxyList = (value: unknown): boolean => {
+  if (!Array.isArray(value) || value.length === 0 || value.some((entry) => typeof entry !== 'string' || entry === '')) return false;
+  try {
+    proxyAddr.compile(value as string[]);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const toOriginList = ({ value }: { value: unknown }) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '')
+    : value;
+/** An origin as browsers send it: scheme, host, optional port, nothing else. */
+const isExactOrigin = (value: unknown): boolean => {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
 };
 const emptyToUndefined = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -56,6 +98,10 @@ export class AppConfig {
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
+
+  /** `auto`: human-readable in development on a terminal, JSON lines everywhere else. */
+  @IsIn(LOG_FORMATS)
+  LOG_FORMAT: LogFormat = 'auto';
 
   /** PostgreSQL connection string; when absent the embedded database in DATA_DIR is used. */
   @Transform(emptyToUndefined)
@@ -130,9 +176,42 @@ export class AppConfig {
   @Min(0)
   SHUTDOWN_GRACE_MS = 10000;
 
-  @Transform(toBool)
-  @IsBoolean()
-  TRUST_PROXY = false;
+  /**
+   * Milliseconds between SIGTERM and closing the listener, while /health/ready already answers
+   * 503, so that a load balancer stops sending new requests before connections are refused.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000, { message: 'SHUTDOWN_DELAY_MS must be at most 60000 (milliseconds)' })
+  SHUTDOWN_DELAY_MS = 0;
+
+  /**
+   * Which peers may tell the client's address in X-Forwarded-For: `false` (none), a number of
+   * proxy hops in front of the service, or a comma-separated list of proxy addresses and CIDRs.
+   * `true` (trust anyone) is refused: every client could then choose its own address.
+   */
+  @Transform(toTrustProxy)
+  @ValidateBy({
+    name: 'trustProxy',
+    validator: {
+      validate: (value: unknown) => value === false || (Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 10) || isProxyList(value),
+      defaultMessage: () =>
+        'TRUST_PROXY must be false, a number of proxy hops (1..10), or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.0/8,127.0.0.1); true would let any client choose its own address',
+    },
+  })
+  TRUST_PROXY: TrustProxySetting = false;
+
+  /** Origins (exact, comma-separated) whose browser pages may call the API; empty: none. */
+  @Transform(toOriginList)
+  @ValidateBy({
+    name: 'corsOrigins',
+    validator: {
+      validate: (value: unknown) => Array.isArray(value) && value.every(isExactOrigin),
+      defaultMessage: () => 'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.org (scheme, host and optional port; no path, no wildcard)',
+    },
+  })
+  CORS_ORIGINS: string[] = [];
 
   /** bcrypt work factor for new password hashes (each step doubles the time). */
   @Transform(toInt)

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
 
-@Module({ controllers: [HealthController], providers: [HealthService] })
+@Module({ imports: [RateLimitModule], controllers: [HealthController], providers: [HealthService] })
 export class HealthModule {}

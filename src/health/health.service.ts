@@ -1,16 +1,47 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ShutdownState } from '../common/lifecycle/shutdown-state';
+import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit/rate-limit-store';
+
+/** A probe answers within this, whatever a silent dependency does (orchestrators time probes out). */
+export const READINESS_CHECK_TIMEOUT_MS = 2000;
+
+export interface Readiness {
+  shuttingDown: boolean;
+  database: 'up' | 'down';
+  redis: 'up' | 'down' | 'not configured';
+}
 
 @Injectable()
 export class HealthService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(RATE_LIMIT_STORE) private readonly counters: RateLimitStore,
+    private readonly shutdown: ShutdownState,
+  ) {}
 
-  async isDatabaseUp(): Promise<boolean> {
-    try {
-      await this.dataSource.query('SELECT 1');
-      return true;
-    } catch {
-      return false;
-    }
+  async readiness(): Promise<Readiness> {
+    const [database, redis] = await Promise.all([
+      withinTimeout(this.dataSource.query('SELECT 1').then(() => true)),
+      this.counters.backend === 'redis' ? withinTimeout(this.counters.isReachable()) : Promise.resolve(null),
+    ]);
+    return {
+      shuttingDown: this.shutdown.isShuttingDown,
+      database: database ? 'up' : 'down',
+      redis: redis === null ? 'not configured' : redis ? 'up' : 'down',
+    };
+  }
+}
+
+/** true when the check succeeds in time; false when it fails or is late. */
+async function withinTimeout(check: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READINESS_CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([check.catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, RunningProcess, startProcess } from '../support/processes';
 import { startTestApp, TestApp } from '../support/test-app';
 
 // What only a real socket shows: clients that never finish their request, and requests
@@ -86,6 +90,59 @@ describe('a client that stops sending', () => {
     expect(quick.status).toBe(200);
     expectRawProblem(await slow, 408);
   });
+});
+
+describe('the request time limit, on the real server', () => {
+  // Node looks for late requests on a timer; left at its default spacing (a quarter of the
+  // limit, up to 30 s) a client was cut 4 to 15 s late. The limit here is long enough that
+  // the old spacing (2 s) would show.
+  const LIMIT_MS = 8000;
+  let server: RunningProcess;
+  let serverPort: number;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'rk-limits-'));
+    serverPort = await freePort();
+    server = startProcess('dist/src/main.js', [], {
+      DATA_DIR: dataDir,
+      PORT: String(serverPort),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      INITIAL_REGION_API_KEY: 'operator-chosen-initial-key-0123456789abcdef',
+      REQUEST_TIMEOUT_MS: String(LIMIT_MS),
+    });
+    await server.waitFor(/Serving on/);
+  });
+  afterAll(async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Milliseconds from the first byte of an unfinished request to the server closing the connection. */
+  const cutAfter = (raw: string) =>
+    new Promise<number>((resolve) => {
+      const socket = connect(serverPort, '127.0.0.1');
+      const started = Date.now();
+      socket.on('error', () => undefined);
+      // Read (and drop) the 408: a socket nobody reads never sees the server's close.
+      socket.resume();
+      socket.on('close', () => resolve(Date.now() - started));
+      socket.write(raw);
+    });
+
+  it('cuts a client that has not sent its whole request within a second of REQUEST_TIMEOUT_MS', async () => {
+    const cuts = await Promise.all([
+      cutAfter('GET /planets HTTP/1.1\r\nHost: localhost\r\n'),
+      cutAfter('POST /user/signup HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{'),
+      cutAfter('GET /pla'),
+    ]);
+    for (const ms of cuts) {
+      expect(ms).toBeGreaterThanOrEqual(LIMIT_MS - 50);
+      expect(ms).toBeLessThan(LIMIT_MS + 1000);
+    }
+  }, 30_000);
 });
 
 describe('a request without Host', () => {

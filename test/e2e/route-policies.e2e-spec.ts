@@ -10,6 +10,8 @@ import { startTestApp, TestApp } from '../support/test-app';
  */
 const EXPECTED: Record<string, string> = {
   'GET /health': 'public',
+  'GET /health/live': 'public',
+  'GET /health/ready': 'public',
   'GET /auth/regions/me': 'region-api-key',
   'POST /auth/region/api-keys': 'region-api-key',
   'DELETE /auth/region/api-keys/:id': 'region-api-key',

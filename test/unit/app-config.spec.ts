@@ -12,9 +12,9 @@ describe('loadConfig', () => {
   });
 
   it('converts numbers and booleans from strings', () => {
-    const config = loadConfig({ PORT: '8080', TRUST_PROXY: 'true', MAX_API_KEYS_PER_REGION: '5' });
+    const config = loadConfig({ PORT: '8080', TRUST_PROXY: '2', MAX_API_KEYS_PER_REGION: '5' });
     expect(config.PORT).toBe(8080);
-    expect(config.TRUST_PROXY).toBe(true);
+    expect(config.TRUST_PROXY).toBe(2);
     expect(config.MAX_API_KEYS_PER_REGION).toBe(5);
   });
 
@@ -30,6 +30,18 @@ describe('loadConfig', () => {
     ['REDIS_COMMAND_TIMEOUT_MS', 'soon'],
     ['REQUEST_TIMEOUT_MS', '999'],
     ['UPLOAD_CONCURRENCY', '0'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '11'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', 'proxy.internal'],
+    ['TRUST_PROXY', '10.0.0.1,,10.0.0.2'],
+    ['CORS_ORIGINS', '*'],
+    ['CORS_ORIGINS', 'https://app.example.org/'],
+    ['CORS_ORIGINS', 'https://app.example.org/path'],
+    ['CORS_ORIGINS', 'app.example.org'],
+    ['CORS_ORIGINS', 'ftp://app.example.org'],
+    ['LOG_FORMAT', 'xml'],
+    ['SHUTDOWN_DELAY_MS', '-1'],
   ])('refuses a bad %s and names it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigValidationError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:[\\s\\S]*${name}=`));
@@ -43,5 +55,36 @@ describe('loadConfig', () => {
   it('does not echo a secret value in the error', () => {
     expect(() => loadConfig({ INITIAL_REGION_API_KEY: 'secret-but-short' })).toThrow(/INITIAL_REGION_API_KEY=\(hidden\)/);
     expect(() => loadConfig({ INITIAL_REGION_API_KEY: 'secret-but-short' })).not.toThrow(/secret-but-short/);
+  });
+
+  describe('TRUST_PROXY', () => {
+    it.each([
+      ['', false],
+      ['false', false],
+      ['0', false],
+      ['1', 1],
+      [' 3 ', 3],
+      ['10.0.0.0/8', ['10.0.0.0/8']],
+      ['127.0.0.1, ::1, fd00::/8', ['127.0.0.1', '::1', 'fd00::/8']],
+      ['loopback,uniquelocal', ['loopback', 'uniquelocal']],
+    ])('reads %j as %j', (value, expected) => {
+      expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+    });
+
+    it('refuses true with a message that says what to set instead', () => {
+      expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY="true": .*number of proxy hops.*list of proxy addresses/);
+    });
+
+    it('is off by default', () => {
+      expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    });
+  });
+
+  it('reads CORS_ORIGINS as a list of exact origins, empty by default', () => {
+    expect(loadConfig({}).CORS_ORIGINS).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: ' https://app.example.org, http://localhost:5173 ,' }).CORS_ORIGINS).toEqual([
+      'https://app.example.org',
+      'http://localhost:5173',
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationFailedError } from '../problem/problem';
+import { dropUnreadableForwardedFor } from './trust-proxy';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -26,7 +27,9 @@ export function applyStandardHeaders(request: FastifyRequest, reply: FastifyRepl
 }
 
 /** Headers every response carries, errors and 404s included. */
-export function registerHttpHooks(fastify: FastifyInstance): void {
+export function registerHttpHooks(fastify: FastifyInstance, { readForwardedFor = false } = {}): void {
+  // First of all hooks: nothing may read request.ip before the header is cleaned.
+  if (readForwardedFor) fastify.addHook('onRequest', async (request) => dropUnreadableForwardedFor(request.raw));
   fastify.addHook('onRequest', async (request, reply) => {
     applyStandardHeaders(request, reply);
     // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's check is off, see httpServerLimits.

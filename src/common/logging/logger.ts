@@ -1,7 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { DestinationStream, Logger } from 'pino';
-import type { LogLevel } from '../../config/app-config';
+import type { LogFormat, LogLevel } from '../../config/app-config';
 
 /**
  * Paths pino blanks out wherever they appear in a log object. Secrets must not reach
@@ -22,26 +22,71 @@ export const REDACTED_PATHS = [
   'token',
 ];
 
-export function createRootLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
-      serializers: {
-        err: pino.stdSerializers.err,
-        // Only the path: a query string may carry something secret a client put there.
-        req: (req: { method: string; url: string; id?: string; ip?: string }) => ({
-          method: req.method,
-          path: req.url.split('?')[0],
-          remoteAddress: req.ip,
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
+export interface RootLoggerOptions {
+  level: LogLevel;
+  /** `auto`: human-readable when in development on a terminal, JSON lines otherwise. */
+  format?: LogFormat;
+  development?: boolean;
+  /** Where lines go (stdout when absent); tests pass a stream to read them. */
+  destination?: DestinationStream;
+}
+
+export function createRootLogger({ level, format = 'json', development = false, destination }: RootLoggerOptions): Logger {
+  const options: pino.LoggerOptions = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: {
+      err: errorWithoutValues,
+      // Only the path: a query string may carry something secret a client put there.
+      req: (req: { method: string; url: string; id?: string; ip?: string }) => ({
+        method: req.method,
+        path: req.url.split('?')[0],
+        remoteAddress: req.ip,
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    destination,
-  );
+  };
+  const pretty = format === 'pretty' || (format === 'auto' && development && destination === undefined && process.stdout.isTTY);
+  return pino(options, (pretty && prettyStream(destination)) || destination);
+}
+
+/**
+ * pino-pretty is a devDependency: a production install (npm ci --omit=dev) has none, and
+ * then logs stay JSON lines. Loaded only here, when asked for; synchronous, as a developer's
+ * terminal has no throughput to protect.
+ */
+function prettyStream(destination?: DestinationStream): DestinationStream | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pretty = require('pino-pretty') as (options: object) => DestinationStream;
+    return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination, colorize: false } : {}) });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * pino's error serializer, minus the values a failed query carries: TypeORM puts the SQL
+ * parameters on its QueryFailedError (emails, hashes, names), and PostgreSQL's `detail`
+ * quotes the conflicting row ("Key (email)=(…) already exists"). The SQL text, the code and
+ * the message stay, which is what a person debugging needs.
+ */
+export function errorWithoutValues(err: Error): Record<string, unknown> {
+  const serialized = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
+  return stripValues(serialized, 0);
+}
+
+const VALUE_FIELDS = new Set(['parameters', 'detail', 'where', 'internalQuery']);
+
+function stripValues(value: Record<string, unknown>, depth: number): Record<string, unknown> {
+  const clean: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value)) {
+    if (VALUE_FIELDS.has(name)) continue;
+    clean[name] = depth < 3 && field !== null && typeof field === 'object' && !Array.isArray(field) ? stripValues(field as Record<string, unknown>, depth + 1) : field;
+  }
+  return clean;
 }
 
 /**
@@ -59,7 +104,17 @@ export class OneLinePerRequest extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = { req: request, res: reply, responseTime: Math.round(reply.elapsedTime * 10) / 10 };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    if (error) {
+      reply.log.error({ ...line, err: error }, 'request errored');
+      return;
+    }
+    const status = reply.statusCode;
+    // Health probes come every few seconds from every orchestrator and load balancer: at
+    // info they would drown the lines people read. A failing probe is a warning.
+    if (request.routeOptions.url?.startsWith('/health')) {
+      if (status < 500) reply.log.debug(line, 'request completed');
+      else reply.log.warn(line, 'request completed');
+    } else if (status >= 500) reply.log.error(line, 'request completed');
     else reply.log.info(line, 'request completed');
   }
 }

@@ -42,6 +42,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (counter && counter.hits > 0) counter.hits -= 1;
   }
 
+  readonly backend = 'memory';
+
+  async isReachable(): Promise<boolean> {
+    return true;
+  }
+
   private live(id: string, now: number): Counter | undefined {
     const counter = this.counters.get(id);
     if (counter && counter.resetAt <= now) {

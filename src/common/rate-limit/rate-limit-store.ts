@@ -21,6 +21,9 @@ export interface RateLimitStore extends ThrottlerStorage {
   peek(key: string, throttlerName: string): Promise<RateLimitWindow>;
   /** Uncounts one hit of the key's current window, if it has any; the window's end stays. */
   release(key: string, throttlerName: string): Promise<void>;
+  /** For readiness: where the counters live, and whether that answers now (within the command timeout). */
+  readonly backend: 'memory' | 'redis';
+  isReachable(): Promise<boolean>;
 }
 
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');

@@ -42,6 +42,6 @@ class RateLimitStoreModule {}
     }),
   ],
   providers: [LoginThrottle],
-  exports: [LoginThrottle],
+  exports: [LoginThrottle, RateLimitStoreModule],
 })
 export class RateLimitModule {}

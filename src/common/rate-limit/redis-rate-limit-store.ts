@@ -73,6 +73,16 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
     await this.run(() => this.redis.eval(RELEASE, 1, this.redisKey(key, throttlerName)));
   }
 
+  readonly backend = 'redis';
+
+  async isReachable(): Promise<boolean> {
+    try {
+      return (await this.redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
   onApplicationShutdown(): void {
     // Not quit(): it waits for Redis's reply, which a silent Redis never sends. Every
     // command has had its answer by now (requests are finished), so nothing is lost.

@@ -1,0 +1,167 @@
+import { jest } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ShutdownState } from '../../src/common/lifecycle/shutdown-state';
+import { FaultProxy } from '../support/fault-proxy';
+import { freePort, startProcess } from '../support/processes';
+import { expectProblem } from '../support/problems';
+import { REDIS_URL, uniqueRedisPrefix } from '../support/redis';
+import { newRegion, startTestApp, TestApp } from '../support/test-app';
+import { createTestDatabase, usesPostgresServer } from '../support/test-database';
+
+/**
+ * What an operator relies on: liveness and readiness probes (readiness follows the database,
+ * Redis and a shutdown), probe lines kept out of the info log, 5xx lines at error.
+ */
+jest.setTimeout(120_000);
+
+const logLines = (t: TestApp) => t.logs.map((line) => JSON.parse(line) as { level: number; req?: { path: string }; res?: { statusCode: number } });
+
+describe('probes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('answers liveness without touching the database, and readiness with what it checked', async () => {
+    const live = await t.request({ method: 'GET', url: '/health/live' });
+    expect([live.statusCode, live.json()]).toEqual([200, { status: 'ok' }]);
+    for (const url of ['/health/ready', '/health']) {
+      const ready = await t.request({ method: 'GET', url });
+      expect([ready.statusCode, ready.json()]).toEqual([200, { status: 'ok', database: 'up', redis: 'not configured' }]);
+    }
+  });
+
+  it('keeps probes out of the info log, and logs other requests there', async () => {
+    await t.request({ method: 'GET', url: '/health/live' });
+    await t.request({ method: 'GET', url: '/health/ready' });
+    await t.request({ method: 'GET', url: '/planets' });
+    const paths = logLines(t).map((line) => line.req?.path);
+    expect(paths).toContain('/planets');
+    expect(paths.filter((path) => path?.startsWith('/health'))).toEqual([]);
+  });
+
+  // Last in this block: the app stays "shutting down".
+  it('turns readiness 503 as soon as a shutdown begins, while liveness stays 200', async () => {
+    t.app.get(ShutdownState).begin();
+    const ready = await t.request({ method: 'GET', url: '/health/ready' });
+    expect(expectProblem(ready, 503, 'unavailable').detail).toBe('Not ready: the server is shutting down.');
+    expect(ready.headers['retry-after']).toBe('5');
+    expectProblem(await t.request({ method: 'GET', url: '/health' }), 503);
+    expect((await t.request({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+    // A failing probe is worth a warning line.
+    expect(logLines(t).filter((line) => line.req?.path === '/health/ready').map((line) => line.level)).toEqual([40]);
+  });
+});
+
+describe('readiness with Redis', () => {
+  let proxy: FaultProxy;
+  let t: TestApp;
+  beforeAll(async () => {
+    const redis = new URL(REDIS_URL);
+    proxy = await FaultProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
+    t = await startTestApp({ REDIS_URL: proxy.rewrite(REDIS_URL), REDIS_KEY_PREFIX: uniqueRedisPrefix(), REDIS_COMMAND_TIMEOUT_MS: '500' });
+  });
+  afterAll(async () => {
+    await proxy?.setMode('forward');
+    await t?.close();
+    await proxy?.close();
+  });
+
+  it('is ready while Redis answers, 503 naming Redis when it refuses or goes silent, and ready again when it is back', async () => {
+    expect((await t.request({ method: 'GET', url: '/health/ready' })).json()).toEqual({ status: 'ok', database: 'up', redis: 'up' });
+    for (const mode of ['refuse', 'silent'] as const) {
+      await proxy.setMode(mode);
+      const started = Date.now();
+      const down = await t.request({ method: 'GET', url: '/health/ready' });
+      expect(expectProblem(down, 503).detail).toBe('Not ready: Redis does not answer.');
+      // The probe's own limit (2 s), not the client's patience, decides.
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect((await t.request({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+      await proxy.setMode('forward');
+      let ready = 0;
+      for (let attempt = 0; attempt < 50 && ready !== 200; attempt++) {
+        ready = (await t.request({ method: 'GET', url: '/health/ready' })).statusCode;
+        if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(ready).toBe(200);
+    }
+  });
+});
+
+(usesPostgresServer() ? describe : describe.skip)('readiness and error lines with PostgreSQL down', () => {
+  let proxy: FaultProxy;
+  let t: TestApp;
+  let key: string;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    drop = db.drop;
+    const url = new URL(db.env.DATABASE_URL);
+    proxy = await FaultProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    t = await startTestApp({ DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL), DATABASE_CONNECT_TIMEOUT_MS: '1000' }, db);
+    key = (await newRegion(t)).key;
+  });
+  afterAll(async () => {
+    await proxy?.setMode('forward');
+    await t?.close();
+    await proxy?.close();
+    await drop?.();
+  });
+
+  it('answers 503 naming the database, logs the failed request at error, and is ready again when it is back', async () => {
+    await proxy.setMode('refuse');
+    expect(expectProblem(await t.request({ method: 'GET', url: '/health/ready' }), 503).detail).toBe('Not ready: the database does not answer.');
+    const failed = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
+    expectProblem(failed, 503);
+    const line = logLines(t).find((entry) => entry.req?.path === '/auth/regions/me' && entry.res?.statusCode === 503);
+    expect(line?.level).toBe(50);
+    await proxy.setMode('forward');
+    let ready = 0;
+    for (let attempt = 0; attempt < 50 && ready !== 200; attempt++) {
+      ready = (await t.request({ method: 'GET', url: '/health/ready' })).statusCode;
+      if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(ready).toBe(200);
+  });
+});
+
+describe('SIGTERM on the real server', () => {
+  let dataDir: string;
+  beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'rk-ops-'))));
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('answers readiness 503 from the signal on, during SHUTDOWN_DELAY_MS, while serving, then exits 0', async () => {
+    const port = await freePort();
+    const db = await createTestDatabase();
+    const database: Record<string, string> = db.env.DATABASE_URL ? { DATABASE_URL: db.env.DATABASE_URL } : { DATA_DIR: dataDir };
+    const server = startProcess('dist/src/main.js', [], {
+      ...database,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      INITIAL_REGION_API_KEY: 'operator-chosen-initial-key-0123456789abcdef',
+      SHUTDOWN_DELAY_MS: '3000',
+      SHUTDOWN_GRACE_MS: '60000',
+    });
+    try {
+      await server.waitFor(/Server listening/);
+      const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`);
+      expect((await get('/health/ready')).status).toBe(200);
+      server.child.kill('SIGTERM');
+      await server.waitFor(/SIGTERM received/);
+      const ready = await get('/health/ready');
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as { detail: string }).detail).toBe('Not ready: the server is shutting down.');
+      expect((await get('/health/live')).status).toBe(200);
+      expect((await get('/planets')).status).toBe(200);
+      expect(await server.exited).toBe(0);
+    } finally {
+      server.child.kill('SIGKILL');
+      await db.drop();
+    }
+  });
+});
