@@ -24,10 +24,18 @@ export interface RunningProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts a compiled entry point (dist/, built by the Jest global setup) as a real process. */
-export function startProcess(script: string, args: string[], env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, [resolve(ROOT, script), ...args], {
-    cwd: ROOT,
+/**
+ * Starts a compiled entry point (dist/, built by the Jest global setup) as a real process;
+ * `cwd` and Node's own flags for another installation of it (a production install).
+ */
+export function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  { cwd = ROOT, nodeFlags = [] }: { cwd?: string; nodeFlags?: string[] } = {},
+): RunningProcess {
+  const child = spawn(process.execPath, [...nodeFlags, resolve(cwd, script), ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,8 +67,8 @@ export function startProcess(script: string, args: string[], env: Record<string,
 }
 
 /** Runs a compiled entry point to completion. */
-export async function runProcess(script: string, args: string[], env: Record<string, string>) {
-  const running = startProcess(script, args, env);
+export async function runProcess(script: string, args: string[], env: Record<string, string>, options?: { cwd?: string }) {
+  const running = startProcess(script, args, env, options);
   const code = await running.exited;
   return { code, stdout: running.stdout(), stderr: running.stderr() };
 }
