@@ -6,6 +6,7 @@ import { CommonModule } from './common/common.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { MetricsModule } from './common/metrics/metrics.module';
 import { HealthModule } from './health/health.module';
 import { RegionKeysModule } from './region-keys/region-keys.module';
 import { UsersModule } from './users/users.module';
@@ -15,7 +16,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, CommonModule, HealthModule, RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, CommonModule, HealthModule, MetricsModule.forRoot(config), RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule],
     };
   }
 }

@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/http/client-error';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
+import { registerHttpMetrics } from './common/metrics/metrics.module';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
 import { routerErrorHandler } from './common/problem/problem.filter';
 import { httpServerLimits } from './common/http/server-limits';
@@ -41,6 +42,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     abortOnError: false,
   });
   registerHttpHooks(app.getHttpAdapter().getInstance());
+  registerHttpMetrics(app);
   setupOpenApi(app);
   await app.init();
   // JSON only: Fastify and Nest would also accept text/plain and form bodies, which

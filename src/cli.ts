@@ -6,6 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { ClockModule } from './common/clock/clock.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { MetricsModule } from './common/metrics/metrics.module';
 import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -33,7 +34,7 @@ class UsageError extends Error {}
 @Module({})
 class OperatorModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, RegionKeysModule] };
+    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, MetricsModule.off(), RegionKeysModule] };
   }
 }
 

@@ -28,7 +28,8 @@ export interface RunningProcess {
 export function startProcess(script: string, args: string[], env: Record<string, string>): RunningProcess {
   const child = spawn(process.execPath, [resolve(ROOT, script), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ...env },
+    // Servers run side by side: off unless a test asks for it (the default port would clash).
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
