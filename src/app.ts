@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/http/client-error';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { registerHttpMetrics } from './common/metrics/metrics.module';
+import { traceRequestIds } from './common/tracing/tracing';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
 import { routerErrorHandler } from './common/problem/problem.filter';
 import { httpServerLimits } from './common/http/server-limits';
@@ -43,6 +44,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
   });
   registerHttpHooks(app.getHttpAdapter().getInstance());
   registerHttpMetrics(app);
+  traceRequestIds(app.getHttpAdapter().getInstance());
   setupOpenApi(app);
   await app.init();
   // JSON only: Fastify and Nest would also accept text/plain and form bodies, which

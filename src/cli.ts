@@ -1,4 +1,5 @@
 import './runtime-check';
+import './tracing';
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -6,6 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { ClockModule } from './common/clock/clock.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { stopTracing } from './common/tracing/tracing';
 import { MetricsModule } from './common/metrics/metrics.module';
 import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -168,7 +170,7 @@ function parseCommand(command: string, values: { name?: string; description?: st
   }
 }
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2)).finally(stopTracing).then(
   () => process.exit(0),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);

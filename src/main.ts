@@ -1,8 +1,10 @@
 import './runtime-check';
 import './compile-cache';
+import './tracing';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app';
+import { stopTracing } from './common/tracing/tracing';
 import { loadConfig } from './config/app-config';
 
 async function bootstrap(): Promise<void> {
@@ -21,7 +23,8 @@ async function bootstrap(): Promise<void> {
     }, config.SHUTDOWN_GRACE_MS).unref();
     // app.close() stops accepting connections, waits for open requests, then runs the
     // modules' shutdown hooks (the database pool, the embedded database).
-    app.close().then(
+    // Then the spans still buffered are sent (stopTracing), before the exit.
+    app.close().then(stopTracing).then(
       () => {
         logger.log('Stopped');
         process.exit(0);
