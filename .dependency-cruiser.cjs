@@ -46,10 +46,11 @@ module.exports = {
     },
     {
       name: 'no-dev-dependency-at-run-time',
-      comment: 'devDependencies are not installed in production (npm ci --omit=dev).',
+      comment:
+        'devDependencies are not installed in production (npm ci --omit=dev). pino-pretty is the one exception: the logger loads it only when asked for readable logs, and falls back to JSON lines without it.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: '^node_modules/pino-pretty/' },
     },
     {
       name: 'no-unresolvable',

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { pickLoadGenerator } from './load/index.mjs';
-import { cpuSeconds, rssMb, startNode } from './lib/processes.mjs';
+import { cpuSeconds, freePort, rssMb, startNode } from './lib/processes.mjs';
 import { check, cpuRatio, fmt, keyValueTable, median, roundRatio, scenarioTable, summarise, targetTable, writeSection } from './lib/report.mjs';
 import { fillRegion, revokeFlowLeftovers, seedOtherKeys, seedPlanets, signUp, withClient } from './lib/seed.mjs';
 import { summariseProfile } from './lib/profile-summary.mjs';
@@ -74,8 +74,9 @@ const initialKey = generateApiKey();
 // (A checkout without that script runs plain `node dist/src/main.js`.)
 const { serve = 'node dist/src/main.js' } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
 const serveFlags = serve.split(/\s+/).slice(1, -1);
-const startService = (overrides = {}, nodeArgs = []) =>
-  startNode({ args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')], env: serviceEnv(overrides) });
+// Metrics on, as in production, each service on a port of its own (the default one would clash).
+const startService = async (overrides = {}, nodeArgs = []) =>
+  startNode({ args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')], env: serviceEnv({ METRICS_PORT: String(await freePort()), ...overrides }) });
 
 const started = [];
 const tempDirs = [];
@@ -205,6 +206,7 @@ try {
 
     const basicBurst = await firstBasicRequests(service.url);
     const logging = await loggingCost(service, scenarios);
+    const metrics = await metricsCost(service, scenarios);
     const startup = await startupTimes();
     const fastestService = Math.max(...rows.map((r) => summarise(r.service).rps));
 
@@ -228,6 +230,7 @@ try {
       check('7b: 401 problem, service / bare hello', ratioOf('7b'), { atLeast: 0.7, note: cpuOf('7b') }),
       // The cost of logging is CPU; throughput, far noisier here, goes in the table above.
       check('LOG_LEVEL=info against warn, unknown path: CPU per request added', logging.cheap.cpu, { atMost: 0.15, note: fmt.ratio(logging.cheap.cpu) }),
+      check('Metrics on against METRICS_PORT=0, unknown path: CPU per request added', metrics.cheap.cpu, { atMost: 0.05, note: fmt.ratio(metrics.cheap.cpu) }),
       check('Resident memory after the run', rssAfterRun, { atMost: 250, unit: ' MB', digits: 0 }),
       check('Resident memory growth on a repeat', rssGrowth, { atMost: Math.max(10, rssAfterRun * 0.05), unit: ' MB', digits: 0 }),
       check('Start-up to healthy, PostgreSQL', startup.postgres, { atMost: 1500, unit: ' ms', digits: 0 }),
@@ -240,6 +243,11 @@ try {
         'LOG_LEVEL=info against warn',
         `unknown path: ${pct(logging.cheap.rps)} fewer req/s, ${pct(logging.cheap.cpu)} more CPU per request; ` +
           `GET /auth/regions/me: ${pct(logging.region.rps)} fewer req/s, ${pct(logging.region.cpu)} more CPU per request`,
+      ],
+      [
+        'Metrics on against METRICS_PORT=0',
+        `unknown path: ${pct(metrics.cheap.rps)} fewer req/s, ${pct(metrics.cheap.cpu)} more CPU per request; ` +
+          `GET /auth/regions/me: ${pct(metrics.region.rps)} fewer req/s, ${pct(metrics.region.cpu)} more CPU per request`,
       ],
       ['Resident memory of the service', `${fmt.int(rssAfterRun)} MB after the run, ${fmt.int(rssAfterRepeat)} MB after a repeat (${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB)`],
       ['Start-up to first healthy /health (median of 3)', `PostgreSQL (migrated): ${fmt.int(startup.postgres)} ms; embedded, existing DATA_DIR: ${fmt.int(startup.embedded)} ms; first start on an empty PostgreSQL database (migrations): ${fmt.int(firstStartMs)} ms`],
@@ -315,6 +323,33 @@ async function loggingCost(warnService, scenarios) {
   };
   const result = { cheap: await lost(scenarios.find((s) => s.id === '7a')), region: await lost(scenarios.find((s) => s.id === '1')) };
   await info.stop();
+  return result;
+}
+
+/**
+ * What metrics cost (the service runs with them, as in production) against METRICS_PORT=0,
+ * on the unknown path (no database) and on scenario 1, in interleaved rounds: throughput
+ * lost, and CPU per request added.
+ */
+async function metricsCost(withMetrics, scenarios) {
+  const without = keep(await startService({ METRICS_PORT: '0' }));
+  const lost = async (scenario) => {
+    if (!scenario) return { rps: NaN, cpu: NaN };
+    await drive(without, scenario, WARMUP_SECONDS);
+    const on = [];
+    const off = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate who goes first, so neither side always follows the other's load.
+      const pair = round % 2 === 0 ? [true, false] : [false, true];
+      for (const isOn of pair) {
+        if (isOn) on.push(await drive(withMetrics, scenario, SECONDS));
+        else off.push(await drive(without, scenario, SECONDS));
+      }
+    }
+    return { rps: 1 - roundRatio(on, off), cpu: 1 / cpuRatio(on, off) - 1 };
+  };
+  const result = { cheap: await lost(scenarios.find((s) => s.id === '7a')), region: await lost(scenarios.find((s) => s.id === '1')) };
+  await without.stop();
   return result;
 }
 

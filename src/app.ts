@@ -5,6 +5,8 @@ import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/http/client-error';
 import { registerCors } from './common/http/cors';
 import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
+import { registerHttpMetrics } from './common/metrics/metrics.module';
+import { traceRequestIds } from './common/tracing/tracing';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
 import { routerErrorHandler } from './common/problem/problem.filter';
 import { httpServerLimits } from './common/http/server-limits';
@@ -44,6 +46,8 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
   });
   registerHttpHooks(app.getHttpAdapter().getInstance(), { readForwardedFor: config.TRUST_PROXY !== false });
   if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
+  registerHttpMetrics(app);
+  traceRequestIds(app.getHttpAdapter().getInstance());
   setupOpenApi(app);
   await app.init();
   // JSON only: Fastify and Nest would also accept text/plain and form bodies, which

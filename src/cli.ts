@@ -1,5 +1,6 @@
 import './runtime-check';
 import './config/load-env-file';
+import './tracing';
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -7,6 +8,8 @@ import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { ClockModule } from './common/clock/clock.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { stopTracing } from './common/tracing/tracing';
+import { MetricsModule } from './common/metrics/metrics.module';
 import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -34,7 +37,7 @@ class UsageError extends Error {}
 @Module({})
 class OperatorModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, RegionKeysModule] };
+    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, MetricsModule.off(), RegionKeysModule] };
   }
 }
 
@@ -168,7 +171,7 @@ function parseCommand(command: string, values: { name?: string; description?: st
   }
 }
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2)).finally(stopTracing).then(
   () => process.exit(0),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);

@@ -1,10 +1,12 @@
 import './runtime-check';
 import './config/load-env-file';
 import './compile-cache';
+import './tracing';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app';
 import { ShutdownState } from './common/lifecycle/shutdown-state';
+import { stopTracing } from './common/tracing/tracing';
 import { loadConfig } from './config/app-config';
 
 async function bootstrap(): Promise<void> {
@@ -27,7 +29,8 @@ async function bootstrap(): Promise<void> {
     if (config.SHUTDOWN_DELAY_MS > 0) await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
     // app.close() stops accepting connections, waits for open requests, then runs the
     // modules' shutdown hooks (the database pool, the embedded database).
-    app.close().then(
+    // Then the spans still buffered are sent (stopTracing), before the exit.
+    app.close().then(stopTracing).then(
       () => {
         logger.log('Stopped');
         process.exit(0);

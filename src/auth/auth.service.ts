@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { SecurityCounters } from '../common/metrics/security-counters';
 import { ServiceUnavailableError } from '../common/problem/problem';
 import { normalizeEmail } from '../users/email';
 import { PasswordHasher } from '../users/password-hasher';
@@ -18,6 +19,7 @@ export class AuthService {
     private readonly hasher: PasswordHasher,
     private readonly throttle: LoginThrottle,
     private readonly basicCache: BasicAuthCache,
+    private readonly counters: SecurityCounters,
   ) {}
 
   /** For a token: the user, or InvalidCredentialsError (the same for unknown email and wrong password). */
@@ -29,7 +31,10 @@ export class AuthService {
       const matches = await this.hasher.compare(password, found?.passwordHash ?? null);
       return found && matches ? found : null;
     });
-    if (!user) throw new InvalidCredentialsError(allowance);
+    if (!user) {
+      this.counters.signInFailed('token');
+      throw new InvalidCredentialsError(allowance);
+    }
     return { user: toAuthenticatedUser(user), allowance };
   }
 
@@ -56,7 +61,10 @@ export class AuthService {
         async ({ countedLocally }) => {
           if (countedLocally) throw new ServiceUnavailableError('Sign-in is temporarily unavailable; retry shortly.', 5);
           const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
-          if (!user || !matches) return null;
+          if (!user || !matches) {
+            this.counters.signInFailed('basic');
+            return null;
+          }
           this.basicCache.remember(cacheKey, user.id, user.passwordHash);
           return toAuthenticatedUser(user);
         },

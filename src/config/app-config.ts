@@ -313,6 +313,25 @@ export class AppConfig {
   @IsBoolean()
   SEED_SAMPLE_DATA?: boolean;
 
+  /** Port of the separate listener serving GET /metrics (Prometheus); 0 turns metrics off. */
+  @Transform(toInt)
+  @IsInt({ message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })
+  @Min(0, { message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })
+  @Max(65535, { message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })
+  METRICS_PORT = 9464;
+
+  /** Interface of the metrics listener; unset: the same as HOST. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  METRICS_HOST?: string;
+
+  /** The commit the build was made from, shown in the build_info metric; set by the image build. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{1,64}$/, { message: 'GIT_COMMIT must be at most 64 printable characters without spaces' })
+  GIT_COMMIT?: string;
+
   get isProduction(): boolean {
     return this.NODE_ENV === NodeEnv.Production;
   }

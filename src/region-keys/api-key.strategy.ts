@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
+import { SecurityCounters } from '../common/metrics/security-counters';
+import { isWellFormedApiKey } from './api-key-codec';
 import { InvalidApiKeyError } from './region-keys.errors';
 import { RegionKeysService, RegionPrincipal } from './region-keys.service';
 
@@ -11,17 +13,32 @@ export const API_KEY_HEADER = 'x-api-key';
 /** Accepts a region API key in the X-API-Key header, and nowhere else (not the query string). */
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY) {
-  constructor(private readonly regionKeys: RegionKeysService) {
+  constructor(
+    private readonly regionKeys: RegionKeysService,
+    private readonly counters: SecurityCounters,
+  ) {
     super();
   }
 
   async validate(request: FastifyRequest): Promise<RegionPrincipal> {
     const presented = request.headers[API_KEY_HEADER];
     if (typeof presented !== 'string' || presented.length === 0) {
+      this.counters.apiKeyAuthenticated('missing');
       throw new InvalidApiKeyError('Send your region API key in the X-API-Key header.');
     }
-    const principal = await this.regionKeys.authenticate(presented);
-    if (!principal) throw new InvalidApiKeyError();
+    let principal: RegionPrincipal | null;
+    try {
+      principal = await this.regionKeys.authenticate(presented);
+    } catch (err) {
+      this.counters.apiKeyAuthenticated('error');
+      throw err;
+    }
+    // authenticate turns malformed keys away too; asked again here only to tell them apart.
+    if (!principal) {
+      this.counters.apiKeyAuthenticated(isWellFormedApiKey(presented) ? 'unknown' : 'malformed');
+      throw new InvalidApiKeyError();
+    }
+    this.counters.apiKeyAuthenticated('success');
     return principal;
   }
 }

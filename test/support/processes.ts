@@ -36,7 +36,8 @@ export function startProcess(
 ): RunningProcess {
   const child = spawn(process.execPath, [...nodeFlags, resolve(cwd, script), ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ...env },
+    // Servers run side by side: metrics off unless a test asks for them (the default port would clash).
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

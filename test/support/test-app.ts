@@ -28,6 +28,8 @@ export const TEST_ENV: Record<string, string> = {
   LOGIN_FAILURE_LIMIT: '100000',
   // Deterministic planet lists; the sample-data test turns seeding on itself.
   SEED_SAMPLE_DATA: 'false',
+  // Suites run side by side: a metrics test chooses its own port.
+  METRICS_PORT: '0',
 };
 
 /** Boots the real AppModule on a fresh database. `env` overrides settings. */

@@ -1,5 +1,6 @@
 import { AuthService } from '../../src/auth/auth.service';
 import { BasicAuthCache } from '../../src/auth/basic-auth-cache';
+import { NoSecurityCounters } from '../../src/common/metrics/security-counters';
 import { LoginThrottle } from '../../src/common/rate-limit/login-throttle';
 import { MemoryRateLimitStore } from '../../src/common/rate-limit/memory-rate-limit-store';
 import type { AppConfig } from '../../src/config/app-config';
@@ -21,7 +22,7 @@ async function setup(overrides: Partial<AppConfig> = {}) {
   await hasher.onModuleInit();
   const ann = { id: 1, name: 'Ann', email: 'ann@example.com', passwordHash: await hasher.hash('right password') };
   const users = { findByEmail: async (email: string) => (email === ann.email ? { ...ann } : null) } as unknown as UsersService;
-  const auth = new AuthService(users, hasher, new LoginThrottle(new MemoryRateLimitStore(), config), new BasicAuthCache(config));
+  const auth = new AuthService(users, hasher, new LoginThrottle(new MemoryRateLimitStore(), config, new NoSecurityCounters()), new BasicAuthCache(config), new NoSecurityCounters());
   return { auth, compare: jest.spyOn(hasher, 'compare'), ann };
 }
 

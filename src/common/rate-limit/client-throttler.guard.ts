@@ -1,6 +1,7 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
+import { SecurityCounters } from '../metrics/security-counters';
 import { clientAddressKey } from './client-address';
 import { TooManyRequestsError } from './too-many-requests.error';
 
@@ -12,11 +13,15 @@ import { TooManyRequestsError } from './too-many-requests.error';
  */
 @Injectable()
 export class ClientThrottlerGuard extends ThrottlerGuard {
+  // A property: the constructor is ThrottlerGuard's, with its own injections.
+  @Inject(SecurityCounters) private readonly counters: SecurityCounters;
+
   protected override async getTracker(request: FastifyRequest): Promise<string> {
     return clientAddressKey(request.ip);
   }
 
   protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    this.counters.rateLimited('signup');
     throw new TooManyRequestsError(await this.getErrorMessage(context, detail), { limit: detail.limit, retryAfter: detail.timeToBlockExpire });
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { SecurityCounters } from '../metrics/security-counters';
 import { ServiceUnavailableError } from '../problem/problem';
 import { clientAddressKey } from './client-address';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
@@ -56,6 +57,7 @@ export class LoginThrottle {
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     private readonly config: AppConfig,
+    private readonly counters: SecurityCounters,
   ) {}
 
   /**
@@ -117,6 +119,7 @@ export class LoginThrottle {
   }
 
   private tooMany(retryAfter: number): TooManyRequestsError {
+    this.counters.rateLimited('login');
     return new TooManyRequestsError(`Too many failed sign-in attempts for this email from your address. Retry in ${retryAfter} seconds.`, {
       limit: this.config.LOGIN_FAILURE_LIMIT,
       retryAfter,

@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import type { PrometheusMetrics } from './prometheus-metrics';
+
+/** The route label of requests no route matched: one series, whatever the URL. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+// Any other method (Node accepts a few dozen) counts as one, as OpenTelemetry's conventions say.
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const OTHER_METHOD = '_OTHER';
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
+
+type OnResponse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
+/** The series of one method and route, one per status class, made once so a request only counts. */
+class RouteSeries {
+  private readonly byClass: { count: { inc(): void }; duration: { observe(value: number): void } }[];
+
+  constructor(metrics: PrometheusMetrics, method: string, route: string) {
+    this.byClass = STATUS_CLASSES.map((statusClass) => ({
+      count: metrics.requests.labels(method, route, statusClass),
+      duration: metrics.durations.labels(method, route, statusClass),
+    }));
+  }
+
+  record(reply: FastifyReply): void {
+    const series = this.byClass[((reply.statusCode / 100) | 0) - 1];
+    if (series === undefined) return;
+    series.count.inc();
+    series.duration.observe(reply.elapsedTime / 1000);
+  }
+}
+
+function seriesByMethod(metrics: PrometheusMetrics, methods: readonly string[], route: string): Record<string, RouteSeries> {
+  const byMethod: Record<string, RouteSeries> = Object.create(null);
+  for (const method of methods) byMethod[method] = new RouteSeries(metrics, METHODS.includes(method) ? method : OTHER_METHOD, route);
+  return byMethod;
+}
+
+/**
+ * Counts and times every response by method, route template and status class. Each route
+ * gets its own onResponse hook holding its series, made when the route is registered, so a
+ * request costs a counter and a histogram update: no route lookup, no label building.
+ * Requests no route matched share the UNMATCHED_ROUTE series, so that clients sending made-up
+ * URLs cannot add series. Must be called before the routes are registered.
+ */
+export function registerRequestMetrics(fastify: FastifyInstance, metrics: PrometheusMetrics): void {
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const byMethod = seriesByMethod(metrics, ([] as string[]).concat(route.method), route.url);
+    const hook: OnResponse = (request, reply, done) => {
+      byMethod[request.method]?.record(reply);
+      done();
+    };
+    route.onResponse = [...([] as OnResponse[]).concat((route.onResponse as OnResponse | OnResponse[] | undefined) ?? []), hook];
+  });
+
+  const unmatched = seriesByMethod(metrics, METHODS, UNMATCHED_ROUTE);
+  const other = new RouteSeries(metrics, OTHER_METHOD, UNMATCHED_ROUTE);
+  fastify.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) (unmatched[request.method] ?? other).record(reply);
+    done();
+  });
+}

@@ -1,0 +1,30 @@
+/** Which limit refused a request. */
+export type RateLimitName = 'login' | 'signup';
+
+/** How a sign-in with email and password was made. */
+export type SignInMethod = 'token' | 'basic';
+
+/**
+ * What became of a presented region API key: `missing` (no X-API-Key), `malformed` (not a
+ * key this service could have issued; turned away without the database), `unknown` (no
+ * active key has it: never issued, revoked, or past its revokesAt; telling these apart would
+ * cost every refused key a second query), `error` (the lookup failed, e.g. the database).
+ */
+export type ApiKeyOutcome = 'success' | 'missing' | 'malformed' | 'unknown' | 'error';
+
+/**
+ * The security events features count, where they happen. Features depend on this class
+ * only (it is also the injection token), not on a metrics library; with metrics off it is
+ * a no-op.
+ */
+export abstract class SecurityCounters {
+  abstract rateLimited(limit: RateLimitName): void;
+  abstract signInFailed(method: SignInMethod): void;
+  abstract apiKeyAuthenticated(outcome: ApiKeyOutcome): void;
+}
+
+export class NoSecurityCounters extends SecurityCounters {
+  rateLimited(): void {}
+  signInFailed(): void {}
+  apiKeyAuthenticated(): void {}
+}

@@ -1,0 +1,61 @@
+import { IncomingMessage } from 'node:http';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { type Span, trace } from '@opentelemetry/api';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { FastifyInstance } from 'fastify';
+
+/** The attribute that carries the request id (the X-Request-ID of the response). */
+export const REQUEST_ID_ATTRIBUTE = 'http.request.id';
+export const DEFAULT_SERVICE_NAME = 'region-keys-api';
+
+// Where the http instrumentation leaves a request's server span for the Fastify hook below.
+const SERVER_SPAN = Symbol('otel.serverSpan');
+type WithServerSpan = IncomingMessage & { [SERVER_SPAN]?: Span };
+
+export interface OpenTelemetry {
+  registerRequestHooks(fastify: FastifyInstance): void;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * The OpenTelemetry Node SDK, configured by the standard OTEL_* variables (endpoint,
+ * protocol, headers, sampler, batching), exporting traces only: metrics are Prometheus's
+ * (METRICS_PORT) and logs go to stdout. Spans: the HTTP server span of each request, the
+ * Fastify request and handler spans under it, and the pg and ioredis calls made for it.
+ */
+export function startOpenTelemetry(env: NodeJS.ProcessEnv): OpenTelemetry {
+  const sdk = new NodeSDK({
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation({
+        requestHook: (span, request) => {
+          if (request instanceof IncomingMessage) (request as WithServerSpan)[SERVER_SPAN] = span;
+        },
+      }),
+      // Request and handler spans; a span per lifecycle hook would outnumber the useful ones.
+      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false }),
+      // Queries outside a request (migrations, start-up) would each make a trace of their own.
+      // Statements are recorded with their placeholders, never their parameter values.
+      new PgInstrumentation({ requireParentSpan: true }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+  sdk.start();
+  return {
+    registerRequestHooks(fastify) {
+      // The request id is known only once Fastify has the request: on the Fastify request
+      // span (the active one here) and on the HTTP server span, which backends show first.
+      fastify.addHook('onRequest', (request, _reply, done) => {
+        trace.getActiveSpan()?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
+        (request.raw as WithServerSpan)[SERVER_SPAN]?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
+        done();
+      });
+    },
+    shutdown: () => sdk.shutdown(),
+  };
+}
