@@ -123,6 +123,8 @@ describe('a production install made as the image makes it', () => {
           body: JSON.stringify({ name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' }),
         });
         expect(signup.status).toBe(201);
+        // The image's own HEALTHCHECK passes against the real server.
+        expect(await runHealthcheck(port)).toBe(0);
       } finally {
         server.child.kill('SIGTERM');
       }
@@ -145,8 +147,18 @@ describe('a production install made as the image makes it', () => {
   });
 });
 
-describe('the HEALTHCHECK command', () => {
+/** Runs the image's HEALTHCHECK command with PORT set; resolves to its exit code. */
+function runHealthcheck(onPort: number): Promise<number | null> {
   const healthcheck = image.steps.filter((s) => s.keyword === 'HEALTHCHECK').at(-1);
+  const [node, ...args] = healthcheck!.exec!;
+  expect(node).toBe('node');
+  return new Promise<number | null>((done) => {
+    const child = spawn(process.execPath, args, { env: { PATH: '', PORT: String(onPort) }, stdio: 'ignore' });
+    child.once('exit', (code) => done(code));
+  });
+}
+
+describe('the HEALTHCHECK command', () => {
   let server: Server;
   let port: number;
   let answer = 200;
@@ -163,14 +175,7 @@ describe('the HEALTHCHECK command', () => {
   });
   afterAll(() => new Promise<void>((done) => server.close(() => done())));
 
-  const check = async (onPort: number) => {
-    const [node, ...args] = healthcheck!.exec!;
-    expect(node).toBe('node');
-    return new Promise<number | null>((done) => {
-      const child = spawn(process.execPath, args, { env: { PATH: '', PORT: String(onPort) }, stdio: 'ignore' });
-      child.once('exit', (code) => done(code));
-    });
-  };
+  const check = runHealthcheck;
 
   it('asks GET /health/live on PORT and passes on 200', async () => {
     answer = 200;
