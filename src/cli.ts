@@ -9,6 +9,7 @@ import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { generateApiKey } from './region-keys/api-key-codec';
 import { RegionKeysModule } from './region-keys/region-keys.module';
 import { RegionEventDto } from './region-keys/dto/region-event.dto';
 import { OPERATOR, RegionKeysService } from './region-keys/region-keys.service';
@@ -22,6 +23,9 @@ Commands:
       List regions.
   key create --region <id> [--description <text>] [--json]
       Create an API key for a region (e.g. one that has lost its keys).
+  key generate [--json]
+      Print a new key in the generated format, stored nowhere: a value for
+      INITIAL_REGION_API_KEY. Needs no database.
   region events --region <id> [--json]
       List a region's events (keys created, rolled and revoked), newest first.
 
@@ -63,6 +67,11 @@ async function main(argv: string[]): Promise<void> {
   const command = positionals.join(' ');
   if (values.help || command === '') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === 'key generate') {
+    const key = generateApiKey();
+    process.stdout.write(values.json ? `${JSON.stringify({ key })}\n` : `${key}\n`);
     return;
   }
   // Arguments are checked before the database is opened: a typo answers at once.
