@@ -13,6 +13,7 @@ import { MetricsModule } from './common/metrics/metrics.module';
 import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { generateApiKey } from './region-keys/api-key-codec';
 import { RegionKeysModule } from './region-keys/region-keys.module';
 import { RegionEventDto } from './region-keys/dto/region-event.dto';
 import { OPERATOR, RegionKeysService } from './region-keys/region-keys.service';
@@ -26,6 +27,9 @@ Commands:
       List regions.
   key create --region <id> [--description <text>] [--json]
       Create an API key for a region (e.g. one that has lost its keys).
+  key generate [--json]
+      Print a new key in the generated format, stored nowhere: a value for
+      INITIAL_REGION_API_KEY. Needs no database.
   region events --region <id> [--json]
       List a region's events (keys created, rolled and revoked), newest first.
 
@@ -67,6 +71,11 @@ async function main(argv: string[]): Promise<void> {
   const command = positionals.join(' ');
   if (values.help || command === '') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === 'key generate') {
+    const key = generateApiKey();
+    process.stdout.write(values.json ? `${JSON.stringify({ key })}\n` : `${key}\n`);
     return;
   }
   // Arguments are checked before the database is opened: a typo answers at once.

@@ -11,11 +11,12 @@ import {
   MaxLength,
   Min,
   MinLength,
-  ValidateIf,
   ValidateBy,
+  ValidateIf,
   validateSync,
 } from 'class-validator';
 import proxyAddr from '@fastify/proxy-addr';
+import { API_KEY_PREFIX, isWellFormedApiKey } from '../common/auth/api-key-format';
 
 export enum NodeEnv {
   Development = 'development',
@@ -149,6 +150,18 @@ export class AppConfig {
   @MinLength(32, { message: 'INITIAL_REGION_API_KEY must be at least 32 characters long' })
   @MaxLength(256)
   @Matches(/^[\x21-\x7e]+$/, { message: 'INITIAL_REGION_API_KEY must consist of printable ASCII characters without spaces' })
+  // Keys with the rk_ prefix are checked as generated keys (checksum included) before any
+  // lookup: a made-up rk_ value would create the region with a key that never authenticates.
+  @ValidateBy({
+    name: 'isGeneratedWhenPrefixed',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || !value.startsWith(API_KEY_PREFIX) || isWellFormedApiKey(value),
+      defaultMessage: () =>
+        `INITIAL_REGION_API_KEY starts with ${API_KEY_PREFIX} but is not a generated key (its length, characters or checksum ` +
+        'are wrong), so it could never authenticate. Make one with `npm run --silent cli -- key generate`, or choose ' +
+        `a value without the ${API_KEY_PREFIX} prefix`,
+    },
+  })
   INITIAL_REGION_API_KEY?: string;
 
   @Transform(toInt)

@@ -85,6 +85,15 @@ export class RegionEventsRepository {
     );
   }
 
+  /** Where the listing stands at an event of this region; null when the region has no such event. */
+  async findPosition(regionId: string, eventId: string): Promise<EventPosition | null> {
+    const rows: EventPosition[] = await this.dataSource.query(
+      `SELECT occurred_at AS "occurredAt", seq FROM region_events WHERE id = $1 AND region_id = $2`,
+      [eventId, regionId],
+    );
+    return rows[0] ?? null;
+  }
+
   /**
    * Newest first (by time, then by insertion); `after` resumes strictly past an event
    * already listed (keyset, so new events do not shift later pages).

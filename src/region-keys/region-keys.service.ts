@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { RowLockGate } from '../database/row-lock-gate';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
-import { decodeEventCursor, encodeEventCursor } from './event-cursor';
+import { decodeEventCursor, encodeEventCursor, invalidEventCursor } from './event-cursor';
 import {
   type EventActor,
   type EventApiKey,
@@ -164,12 +164,19 @@ export class RegionKeysService {
 
   /** A region's events, newest first, from the position a previous page's cursor names. */
   async listEvents(regionId: string, limit: number, cursor?: string): Promise<RegionEventPage> {
-    const after = cursor === undefined ? null : decodeEventCursor(cursor);
+    const after = cursor === undefined ? null : await this.positionOf(regionId, cursor);
     // One more than asked tells whether there is a next page without counting.
     const rows = await this.events.listByRegion(regionId, limit + 1, after);
     const events = rows.slice(0, limit);
     const last = events[events.length - 1];
-    return { events, next: rows.length > limit && last ? encodeEventCursor(last) : null };
+    return { events, next: rows.length > limit && last ? encodeEventCursor(last.id) : null };
+  }
+
+  /** Events are never deleted, so a cursor of this region always resolves; one of another region never does. */
+  private async positionOf(regionId: string, cursor: string) {
+    const position = await this.events.findPosition(regionId, decodeEventCursor(cursor));
+    if (!position) throw invalidEventCursor();
+    return position;
   }
 
   regionExists(regionId: string): Promise<boolean> {

@@ -110,10 +110,38 @@ describe('start and stop', () => {
     }
   });
 
+  it('starts with an operator-chosen key from `cli key generate`, and that key works', async () => {
+    const generated = await runProcess(CLI, ['key', 'generate', '--json'], { DATA_DIR: dataDir });
+    expect(generated.code).toBe(0);
+    const { key } = JSON.parse(generated.stdout) as { key: string };
+    expect(key).toMatch(/^rk_[0-9A-Za-z]{49}$/);
+    const port = await freePort();
+    const server = startProcess(SERVER, [], {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      NODE_ENV: 'production',
+      JWT_SECRET: 'a-production-secret-of-at-least-32-characters',
+      INITIAL_REGION_API_KEY: key,
+      INITIAL_REGION_NAME: 'Operator region',
+    });
+    try {
+      await server.waitFor(/Server listening/);
+      const res = await api(port, '/auth/regions/me', key);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { name: string }).name).toBe('Operator region');
+      expect(server.stdout()).not.toContain(key);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
   it.each([
     ['PORT', 'not-a-port'],
     ['DATABASE_URL', 'mysql://localhost/db'],
     ['INITIAL_REGION_API_KEY', 'short'],
+    // The shape of a generated key with a wrong checksum: it would never authenticate.
+    ['INITIAL_REGION_API_KEY', `rk_${'a'.repeat(49)}`],
     ['JWT_SECRET', 'short'],
   ])('stops at start when %s is bad, naming the variable', async (name, value) => {
     const result = await runProcess(SERVER, [], { DATA_DIR: dataDir, [name]: value });

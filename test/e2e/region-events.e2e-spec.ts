@@ -1,8 +1,11 @@
 import { jest } from '@jest/globals';
+import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../src/common/clock/clock';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
+import { nastyString } from '../support/hostile-input';
 import { expectProblem } from '../support/problems';
+import { propertyRuns } from '../support/property-runs';
 import { newRegion, RegionFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 
 /** The region's audit trail: GET /auth/region/events. */
@@ -210,6 +213,74 @@ describe('GET /auth/region/events', () => {
     const res = await t.request({ method: 'GET', url: `/auth/region/events${query}`, headers: { 'x-api-key': region.key } });
     const body = expectProblem(res, 400, 'validation');
     expect(body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  /** The cursor's refusal: a 400 naming it, and not a line at error level in the logs. */
+  const expectCursorRefused = async (key: string, cursor: string) => {
+    const firstLog = t.logs.length;
+    // Every UTF-8 byte percent-encoded: encodeURIComponent refuses lone surrogates.
+    const encoded = [...Buffer.from(cursor, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+    const res = await t.request({ method: 'GET', url: `/auth/region/events?cursor=${encoded}`, headers: { 'x-api-key': key } });
+    const where = { cursor, status: res.statusCode, body: res.body.slice(0, 200) };
+    expect({ ...where, status: res.statusCode }).toEqual({ ...where, status: 400 });
+    expect(expectProblem(res, 400, 'validation').errors.map((e: { field: string }) => e.field)).toEqual(['cursor']);
+    const errorLines = t.logs.slice(firstLog).filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+    expect({ cursor, errorLines }).toEqual({ cursor, errorLines: [] });
+  };
+
+  it('answers cursors it did not hand out with a 400, never a 500, and logs no error', async () => {
+    // The old format with an insertion number past PostgreSQL's bigint: once a 500 with a stack trace.
+    await expectCursorRefused(region.key, Buffer.from('2026-11-22T10:00:00.000Z 9999999999999999999').toString('base64url'));
+    const oldStyle = fc
+      .tuple(fc.date({ noInvalidDate: true }), fc.bigInt({ min: 0n, max: 10n ** 25n }))
+      .map(([time, seq]) => Buffer.from(`${time.toISOString()} ${seq}`).toString('base64url'));
+    const bytes = fc.uint8Array({ minLength: 0, maxLength: 40 }).map((b) => Buffer.from(b).toString('base64url'));
+    const eventIds = fc.uuid().map((id) => Buffer.from(id.replace(/-/g, ''), 'hex').toString('base64url'));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(oldStyle, bytes, eventIds, nastyString.filter((c) => c !== '')), async (cursor) => {
+        await expectCursorRefused(region.key, cursor);
+      }),
+      propertyRuns(150),
+    );
+  });
+
+  it('gives cursors that show nothing of the service-wide insertion number', async () => {
+    // Insertion numbers as long as they get, so that no digits of them can hide by chance.
+    await t.app.get(DataSource).query(`SELECT setval(pg_get_serial_sequence('region_events', 'seq'), 9000000000000000000)`);
+    let key = region.key;
+    for (let i = 0; i < 3; i++) key = (await create(key)).key;
+    const first = await events(key, '?limit=2');
+    const [{ seq }] = await t.app.get(DataSource).query('SELECT seq FROM region_events WHERE id = $1', [first.data[1].id]);
+    expect(String(seq)).toMatch(/^9000000000000000\d{3}$/);
+    const decoded = Buffer.from(first.meta.next!, 'base64url').toString('latin1');
+    expect(decoded).not.toContain(String(seq).slice(-6));
+    expect(decoded).not.toContain(String(seq).slice(0, 6));
+    expect(decoded).not.toContain('2026');
+    // It still pages: the rest follows, in order.
+    const rest = await events(key, `?limit=10&cursor=${first.meta.next}`);
+    expect([...first.data, ...rest.data]).toEqual(await allEvents(key));
+  });
+
+  it('refuses a tampered cursor', async () => {
+    let key = region.key;
+    for (let i = 0; i < 2; i++) key = (await create(key)).key;
+    const { next } = (await events(key, '?limit=1')).meta;
+    expect((await events(key, `?limit=1&cursor=${next}`)).data).toHaveLength(1);
+    for (const position of [0, 10, 20]) {
+      const tampered = next!.slice(0, position) + (next![position] === 'A' ? 'B' : 'A') + next!.slice(position + 1);
+      await expectCursorRefused(key, tampered);
+    }
+  });
+
+  it("refuses another region's cursor, so a cursor says nothing across regions", async () => {
+    const other = await newRegion(t, 'Other region');
+    await create(other.key);
+    await create(region.key);
+    const theirs = (await events(other.key, '?limit=1')).meta.next!;
+    const mine = (await events(region.key, '?limit=1')).meta.next!;
+    expect((await events(other.key, `?cursor=${theirs}`)).data).toHaveLength(1);
+    await expectCursorRefused(region.key, theirs);
+    await expectCursorRefused(other.key, mine);
   });
 
   it('needs a key, and a failed authentication is not recorded', async () => {

@@ -1,4 +1,5 @@
 import { ConfigValidationError, loadConfig } from '../../src/config/app-config';
+import { generateApiKey, isWellFormedApiKey } from '../../src/region-keys/api-key-codec';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -45,6 +46,29 @@ describe('loadConfig', () => {
   ])('refuses a bad %s and names it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigValidationError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:[\\s\\S]*${name}=`));
+  });
+
+  describe('INITIAL_REGION_API_KEY', () => {
+    // The shape of a generated key, but a checksum that does not match: every request with it would be a 401.
+    const madeUp = `rk_${'a'.repeat(49)}`;
+
+    it('refuses an rk_ value that is not a generated key, naming the variable and how to make one', () => {
+      expect(isWellFormedApiKey(madeUp)).toBe(false);
+      for (const value of [madeUp, `rk_operator-chosen-initial-key-0123456789`, `${generateApiKey()}x`]) {
+        expect(() => loadConfig({ INITIAL_REGION_API_KEY: value })).toThrow(ConfigValidationError);
+        expect(() => loadConfig({ INITIAL_REGION_API_KEY: value })).toThrow(
+          /^Invalid configuration:\n {2}- INITIAL_REGION_API_KEY=\(hidden\): .*not a generated key.*cli -- key generate/,
+        );
+        expect(() => loadConfig({ INITIAL_REGION_API_KEY: value })).not.toThrow(value);
+      }
+    });
+
+    it('takes a generated key, and any other value of 32+ printable characters, as they authenticate', () => {
+      for (const value of [generateApiKey(), 'operator-chosen-initial-key-0123456789abcdef', `RK_${'a'.repeat(49)}`]) {
+        expect(isWellFormedApiKey(value)).toBe(true);
+        expect(loadConfig({ INITIAL_REGION_API_KEY: value }).INITIAL_REGION_API_KEY).toBe(value);
+      }
+    });
   });
 
   it('does not echo a password inside a bad URL', () => {

@@ -333,15 +333,26 @@ describe(RegionKeysService.name, () => {
       expect(events.listByRegion).toHaveBeenCalledWith(region.id, 3, null);
       expect(page.events).toEqual(rows.slice(0, 2));
       events.listByRegion.mockResolvedValueOnce([rows[2]]);
+      events.findPosition.mockResolvedValueOnce({ occurredAt: rows[1].occurredAt, seq: rows[1].seq });
       const next = await sut.listEvents(region.id, 2, page.next!);
+      // The cursor names the last event by its id, looked up in the caller's region only.
+      expect(events.findPosition).toHaveBeenCalledWith(region.id, rows[1].id);
       expect(events.listByRegion).toHaveBeenLastCalledWith(region.id, 3, { occurredAt: rows[1].occurredAt, seq: rows[1].seq });
       expect(next).toEqual({ events: [rows[2]], next: null });
+    });
+
+    it('refuses a well-formed cursor that names no event of the region with a 400 naming the cursor', async () => {
+      events.findPosition.mockResolvedValueOnce(null);
+      const cursor = Buffer.from(randomUUID().replace(/-/g, ''), 'hex').toString('base64url');
+      await expect(sut.listEvents(region.id, 2, cursor)).rejects.toMatchObject({ status: 400, errors: [{ field: 'cursor' }] });
+      expect(events.listByRegion).not.toHaveBeenCalled();
     });
 
     it.each(['nonsense', Buffer.from('2026-11-22T10:15:00.000Z 0').toString('base64url'), ''])(
       'refuses a cursor it did not hand out (%j) with a 400 naming the cursor',
       async (cursor) => {
         await expect(sut.listEvents(region.id, 2, cursor)).rejects.toMatchObject({ status: 400, errors: [{ field: 'cursor' }] });
+        expect(events.findPosition).not.toHaveBeenCalled();
         expect(events.listByRegion).not.toHaveBeenCalled();
       },
     );

@@ -29,7 +29,9 @@ export class ListRegionEventsQueryDto {
     maxLength: 200,
     pattern: '^[A-Za-z0-9_-]+$',
     // No example: Swagger UI's "Try it out" would send it, and list from a made-up position.
-    description: 'Where to continue: `meta.next` of the previous page, as given. Absent: the newest events.',
+    description:
+      'Where to continue: `meta.next` of a previous page of your region, as given. Absent: the newest events. ' +
+      'Any other value is a 400.',
   })
   @IsOptional()
   @IsString()
@@ -137,8 +139,10 @@ export class RegionEventPageMetaDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'Pass as `cursor` for the next (older) page; null on the last page. Opaque.',
-    example: 'MjAyNi0xMS0yMlQxMDoxNTowMC4wMDBaIDQy',
+    description:
+      'Pass as `cursor` for the next (older) page; null on the last page. Opaque, and valid only for the region ' +
+      'that received it.',
+    example: 'Xy2MHpOnSw6Mai5LfZ8aAw',
   })
   next: string | null;
 }
