@@ -1,3 +1,4 @@
+import { TooManyRequestsError } from '../common/rate-limit/too-many-requests.error';
 import { DomainError, ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationFailedError } from '../common/problem/problem';
 
 export class PlanetNotFoundError extends NotFoundError {
@@ -72,6 +73,13 @@ export class ImageTooLargeError extends DomainError {
 
 export class UploadsBusyError extends ServiceUnavailableError {
   constructor() {
-    super('Too many uploads are in progress on this server; retry shortly.', 1);
+    super('Too many uploads are being stored on this server; retry shortly.', 1);
+  }
+}
+
+/** The user already has as many uploads in progress as one user may. */
+export class TooManyUploadsError extends TooManyRequestsError {
+  constructor(limit: number) {
+    super(`You have ${limit} uploads in progress already; send the next when one has finished.`, { limit, retryAfter: 1 });
   }
 }

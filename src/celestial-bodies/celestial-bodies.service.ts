@@ -99,28 +99,31 @@ export class CelestialBodiesService {
 
   /**
    * Stores the planet's image (replacing any). Who may upload is settled before a byte is
-   * read; the upload is then read while it arrives (type and size checked on the way), and
-   * only the write happens under the planet's lock.
+   * read; the upload is then read while it arrives (type and size checked on the way). Only
+   * then does it take a store slot, so a client that sends slowly holds no slot, and only the
+   * write happens under the planet's lock.
    */
   async uploadImage(planetId: number, userId: number, receive: () => Promise<ReceivedImage>): Promise<PlanetImage> {
     const owner = await this.repository.findPlanetCreatorId(planetId);
     if (!owner) throw new PlanetNotFoundError(planetId);
     if (owner.creatorId !== userId) throw new NotPlanetCreatorError();
-    return this.uploads.run(async () => {
+    return this.uploads.forUser(userId, async () => {
       const { data, contentType } = await receive();
-      const image = {
-        planetId,
-        contentType,
-        byteSize: data.length,
-        sha256: createHash('sha256').update(data).digest('hex'),
-        data,
-        uploadedAt: new Date(),
-      };
-      await this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
-        await this.lockOwnPlanet(manager, planetId, userId);
-        await this.repository.saveImage(manager, image);
+      return this.uploads.store(async () => {
+        const image = {
+          planetId,
+          contentType,
+          byteSize: data.length,
+          sha256: createHash('sha256').update(data).digest('hex'),
+          data,
+          uploadedAt: new Date(),
+        };
+        await this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
+          await this.lockOwnPlanet(manager, planetId, userId);
+          await this.repository.saveImage(manager, image);
+        });
+        return image;
       });
-      return image;
     });
   }
 

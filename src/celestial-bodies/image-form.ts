@@ -1,5 +1,6 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
+import { readBodyWithIdleLimit } from '../common/http/multipart';
 import { DomainError } from '../common/problem/problem';
 import { MalformedUploadError, MissingImageError, UnexpectedFormPartError } from './celestial-bodies.errors';
 import { MAX_IMAGE_BYTES, readImage, type ReceivedImage } from './image-upload';
@@ -9,14 +10,25 @@ export const IMAGE_FIELD = 'image';
 
 type PartsOptions = NonNullable<Parameters<FastifyRequest['parts']>[0]>;
 
+export interface ImageFormLimits {
+  maxBytes?: number;
+  /** Longest pause between two pieces of the body (BodyStalledError, 408, past it). */
+  idleTimeoutMs: number;
+}
+
 /**
  * Reads a multipart/form-data upload that must hold exactly one part: a file in the field
  * "image". Any other part, before or after it, is refused by name: parser limits would drop
  * it silently instead, and the client would believe it was taken. The whole form is parsed
  * before the image is returned, so a body that breaks after the file is refused too.
- * Nothing but the file is kept, and at most `maxBytes` of it.
+ * Nothing but the file is kept, and at most `maxBytes` of it; a body that pauses for longer
+ * than `idleTimeoutMs` is given up on.
  */
-export async function readImageForm(request: FastifyRequest, maxBytes = MAX_IMAGE_BYTES): Promise<ReceivedImage> {
+export function readImageForm(request: FastifyRequest, { maxBytes = MAX_IMAGE_BYTES, idleTimeoutMs }: ImageFormLimits): Promise<ReceivedImage> {
+  return readBodyWithIdleLimit(request.raw, idleTimeoutMs, () => readForm(request, maxBytes));
+}
+
+async function readForm(request: FastifyRequest, maxBytes: number): Promise<ReceivedImage> {
   if (!request.isMultipart()) throw new MissingImageError();
   const options = {
     // One byte over ours, so that readImage() sees the file is too large. Text fields are refused unread.

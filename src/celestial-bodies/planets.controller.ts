@@ -16,6 +16,7 @@ import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import { Public } from '../common/auth/auth-policy';
 import { AcceptsMultipart } from '../common/http/multipart';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { AppConfig } from '../config/app-config';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
 import { PlanetInputDto } from './dto/planet-input.dto';
@@ -34,7 +35,10 @@ const PAGINATION_HEADERS = {
 @ApiTags('Planets')
 @Controller('planets')
 export class PlanetsController {
-  constructor(private readonly celestialBodies: CelestialBodiesService) {}
+  constructor(
+    private readonly celestialBodies: CelestialBodiesService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Get()
   @Public()
@@ -151,12 +155,24 @@ export class PlanetsController {
     },
     { status: 403, description: 'The planet was created by another user.' },
     { status: 404, description: 'No planet with this id.' },
+    {
+      status: 408,
+      slug: 'http-408',
+      description: 'The body stopped arriving for longer than the server allows (UPLOAD_IDLE_TIMEOUT_MS); the connection is closed.',
+    },
     { status: 413, slug: 'image-too-large', description: 'The image is larger than 5 MiB.' },
     { status: 415, description: 'The body is not multipart/form-data.' },
-    503,
+    { status: 429, description: 'Too many uploads of yours in progress: one user may have 2 at once; retry after the time given in Retry-After.' },
+    {
+      status: 503,
+      description:
+        'Temporarily unavailable: the server is storing as many uploads as it may at once, or the database is; retry after the time given in Retry-After.',
+    },
   )
   async uploadImage(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest): Promise<ImageUploadedDto> {
-    const image = await this.celestialBodies.uploadImage(planetId, user.id, () => readImageForm(request));
+    const image = await this.celestialBodies.uploadImage(planetId, user.id, () =>
+      readImageForm(request, { idleTimeoutMs: this.config.UPLOAD_IDLE_TIMEOUT_MS }),
+    );
     return {
       message: 'Image uploaded successfully',
       imageUrl: planetImagePath(planetId),

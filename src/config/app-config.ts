@@ -310,7 +310,7 @@ export class AppConfig {
   @MinLength(1)
   REDIS_KEY_PREFIX = 'region-keys-api:';
 
-  /** Planet image uploads read and stored at once on one instance; more are refused (503). */
+  /** Planet image uploads stored at once on one instance, once received; more are refused (503). */
   @Transform(toInt)
   @IsInt()
   @Min(1, { message: 'UPLOAD_CONCURRENCY must be at least 1' })
@@ -344,6 +344,17 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^[\x21-\x7e]{1,64}$/, { message: 'GIT_COMMIT must be at most 64 printable characters without spaces' })
   GIT_COMMIT?: string;
+
+  /**
+   * Longest pause allowed between two pieces of an image upload's body; then 408. An upload
+   * is read before it may take one of the UPLOAD_CONCURRENCY slots, so this is what keeps a
+   * stalled client from holding its memory and socket until REQUEST_TIMEOUT_MS.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100, { message: 'UPLOAD_IDLE_TIMEOUT_MS must be at least 100 (milliseconds)' })
+  @Max(600000, { message: 'UPLOAD_IDLE_TIMEOUT_MS must be at most 600000 (milliseconds)' })
+  UPLOAD_IDLE_TIMEOUT_MS = 10000;
 
   get isProduction(): boolean {
     return this.NODE_ENV === NodeEnv.Production;

@@ -141,6 +141,21 @@ describe('GET /planets/{planetId}/image', () => {
     expectProblem(await request({ method: 'GET', url: '/planets/x/image' }), 400, 'planetId');
   });
 
+  it('serves a polyglot (a GIF carrying a script and HTML) as the image it claims to be, never to be sniffed', async () => {
+    // Accepted: images are recognised, not decoded. What keeps the rest of the bytes inert
+    // is that they are only ever served with the image type and nosniff.
+    const polyglot = Buffer.concat([fixture('neptune.gif'), Buffer.from('*/=1;alert(document.domain)//<html><script>alert(1)</script>')]);
+    const planet = await createPlanet(t, alice);
+    expect((await upload(alice, planet.id, polyglot, { type: 'text/html' })).statusCode).toBe(200);
+    const served = await getImage(planet.id);
+    expect(served.headers).toMatchObject({
+      'content-type': 'image/gif',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "frame-ancestors 'none'",
+    });
+    expect(served.rawPayload.equals(polyglot)).toBe(true);
+  });
+
   it('is public, and the image goes when its planet is deleted', async () => {
     const planet = await createPlanet(t, alice);
     await upload(alice, planet.id, JPEG);

@@ -1,7 +1,7 @@
 import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, OnModuleInit, UseInterceptors } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyAdapter, RouteConfig } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
 import { DomainError } from '../problem/problem';
@@ -15,6 +15,47 @@ export class UnsupportedMediaTypeError extends DomainError {
   readonly title = 'Unsupported media type';
   constructor() {
     super('Send the body as application/json.');
+  }
+}
+
+/**
+ * The client stopped sending its request body for longer than a route allows. The same
+ * problem type as the 408 for a request past REQUEST_TIMEOUT_MS; the connection is closed.
+ */
+export class BodyStalledError extends DomainError {
+  readonly status = 408;
+  readonly slug = 'http-408';
+  readonly title = 'Request Timeout';
+  constructor(idleMs: number) {
+    super(`No data of the request body arrived for ${idleMs} ms; send it without pausing.`);
+  }
+}
+
+/**
+ * Runs `read`, which consumes the request body, and fails with BodyStalledError when no
+ * byte of the body arrives for `idleMs` meanwhile. The clock runs only while `read` runs:
+ * before it, an unread body is held back by the server (TCP flow control), not the client.
+ * A stalled `read` is left to end with the connection, which the 408 closes.
+ */
+export async function readBodyWithIdleLimit<T>(raw: IncomingMessage, idleMs: number, read: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let rearm = () => {};
+  const stalled = new Promise<never>((_, reject) => {
+    rearm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => reject(new BodyStalledError(idleMs)), idleMs);
+    };
+  });
+  rearm();
+  // Listening only after `read` has started (it pipes the body synchronously): a 'data'
+  // listener on a stream that nobody reads yet would start its flow and lose the bytes.
+  const reading = read();
+  raw.on('data', rearm);
+  try {
+    return await Promise.race([reading, stalled]);
+  } finally {
+    clearTimeout(timer);
+    raw.off('data', rearm);
   }
 }
 
@@ -40,10 +81,19 @@ function discardRest(raw: IncomingMessage): Promise<void> {
 @Injectable()
 class DiscardUnreadBody implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const raw = context.switchToHttp().getRequest<FastifyRequest>().raw;
+    const http = context.switchToHttp();
+    const raw = http.getRequest<FastifyRequest>().raw;
     return next.handle().pipe(
       concatMap((result) => from(discardRest(raw).then(() => result))),
-      catchError((err) => from(discardRest(raw)).pipe(concatMap(() => throwError(() => err)))),
+      catchError((err) => {
+        // Waiting for the rest of a stalled body would hold the socket until REQUEST_TIMEOUT_MS:
+        // the 408 is sent now and the connection closed after it.
+        if (err instanceof BodyStalledError) {
+          http.getResponse<FastifyReply>().header('Connection', 'close');
+          return throwError(() => err);
+        }
+        return from(discardRest(raw)).pipe(concatMap(() => throwError(() => err)));
+      }),
     );
   }
 }
