@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SecurityCounters } from '../common/metrics/security-counters';
 import { ServiceUnavailableError } from '../common/problem/problem';
-import { normalizeEmail } from '../users/email';
+import { canonicalEmail } from '../users/email';
 import { PasswordHasher } from '../users/password-hasher';
 import { type User, UsersService } from '../users/users.service';
 import { InvalidCredentialsError } from './auth.errors';
@@ -24,7 +24,9 @@ export class AuthService {
 
   /** For a token: the user, or InvalidCredentialsError (the same for unknown email and wrong password). */
   async signIn(email: string, password: string, clientAddress: string): Promise<{ user: AuthenticatedUser; allowance: LoginAllowance }> {
-    const normalized = normalizeEmail(email);
+    // Counted and looked up under the canonical form: another spelling of one address is
+    // the same account, and must not be a fresh allowance of guesses either.
+    const normalized = canonicalEmail(email) ?? email;
     const { result: user, allowance } = await this.throttle.attempt(clientAddress, normalized, async () => {
       const found = await this.users.findByEmail(normalized);
       // Compared even when nobody has this email (against a dummy hash): same time either way.
@@ -44,7 +46,7 @@ export class AuthService {
    * need bcrypt is a 503 (both limited by counters in this process).
    */
   async signInBasic(email: string, password: string, clientAddress: string): Promise<AuthenticatedUser | null> {
-    const normalized = normalizeEmail(email);
+    const normalized = canonicalEmail(email) ?? email;
     const onlyLocally = { countLocallyWhenUnavailable: true };
     const user = await this.users.findByEmail(normalized);
     const cacheKey = this.basicCache.keyOf(normalized, password);

@@ -1,4 +1,4 @@
-import { normalizeEmail } from '../users/email';
+import { canonicalEmail } from '../users/email';
 
 export interface BasicCredentials {
   email: string;
@@ -33,7 +33,9 @@ export function parseBasicAuthorization(header: unknown): BasicCredentials | nul
   if (decoded.includes('\u0000')) return null;
   const colon = decoded.indexOf(':');
   if (colon < 0) return null;
-  const email = normalizeEmail(decoded.slice(0, colon));
+  // An address that no account can have (invisible characters, mixed scripts) is refused
+  // here like a malformed header: the answer is the same 401 as for wrong credentials.
+  const email = canonicalEmail(decoded.slice(0, colon));
   const password = decoded.slice(colon + 1);
   return email && password ? { email, password } : null;
 }

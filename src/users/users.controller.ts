@@ -23,8 +23,13 @@ export class UsersController {
   })
   @ApiCreatedResponse({ type: UserDto, description: 'The new user.', headers: RATE_LIMIT_HEADERS })
   @ApiProblems(
-    { status: 400, description: 'Invalid input: a bad email, a password outside 8..72 bytes, a missing or unknown field.' },
-    { status: 409, slug: 'email-taken', description: 'An account with this email already exists.' },
+    {
+      status: 400,
+      description:
+        'Invalid input: a bad email (invisible, control or bidirectional characters, or mixed Latin/Cyrillic/Greek letters included), ' +
+        'a password outside 8..72 bytes, a missing or unknown field.',
+    },
+    { status: 409, slug: 'email-taken', description: 'An account with this email, in any spelling of the same canonical form, already exists.' },
     413,
     415,
   )

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In, QueryFailedError } from 'typeorm';
 import { User } from './entities/user.entity';
 
-export type NewUser = Pick<User, 'name' | 'email' | 'passwordHash'>;
+export type NewUser = Pick<User, 'name' | 'email' | 'passwordHash'> & { emailCanonical: string };
 export type UserIdentity = Pick<User, 'id' | 'name' | 'email'>;
 export type UserCredentials = UserIdentity & Pick<User, 'passwordHash'>;
 
-const EMAIL_UNIQUE_INDEX = 'users_email_lower_key';
+const EMAIL_UNIQUE_INDEX = 'users_email_canonical_key';
 const UNIQUE_VIOLATION = '23505';
 
 /** All SQL of the users feature. */
@@ -32,13 +32,13 @@ export class UsersRepository {
   }
 
   /**
-   * Uses the expression index on lower(email). Plain SQL to a plain object: this runs on
+   * Uses the unique index on email_canonical. Plain SQL to a plain object: this runs on
    * every Basic request, where TypeORM's query building and hydration cost more than the query.
    */
-  async findByEmail(email: string): Promise<UserCredentials | null> {
+  async findByCanonicalEmail(canonical: string): Promise<UserCredentials | null> {
     const rows: UserCredentials[] = await this.dataSource.query(
-      'SELECT id, name, email, password_hash AS "passwordHash" FROM users WHERE lower(email) = lower($1)',
-      [email],
+      'SELECT id, name, email, password_hash AS "passwordHash" FROM users WHERE email_canonical = $1',
+      [canonical],
     );
     return rows[0] ?? null;
   }
@@ -55,8 +55,8 @@ export class UsersRepository {
   }
 
   /** Inside the caller's transaction. */
-  existsWithEmail(manager: EntityManager, email: string): Promise<boolean> {
-    return manager.getRepository(User).createQueryBuilder('user').where('lower(user.email) = lower(:email)', { email }).getExists();
+  existsWithCanonicalEmail(manager: EntityManager, canonical: string): Promise<boolean> {
+    return manager.getRepository(User).existsBy({ emailCanonical: canonical });
   }
 
   /** Inside the caller's transaction. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { normalizeEmail } from './email';
+import { ValidationFailedError } from '../common/problem/problem';
+import { canonicalEmail, checkEmail } from './email';
 import type { User } from './entities/user.entity';
 import { PasswordHasher } from './password-hasher';
 import { EmailTakenError } from './users.errors';
@@ -29,14 +30,24 @@ export class UsersService {
   ) {}
 
   async signUp({ name, email, password }: SignUp): Promise<User> {
+    const checked = checkEmail(email);
+    if (!checked.ok) throw new ValidationFailedError([{ field: 'email', message: checked.problem }]);
     const passwordHash = await this.hasher.hash(password);
-    const user = await this.repository.insertUnlessEmailTaken({ name: name ?? null, email: normalizeEmail(email), passwordHash });
+    const user = await this.repository.insertUnlessEmailTaken({
+      name: name ?? null,
+      email: checked.email,
+      emailCanonical: checked.canonical,
+      passwordHash,
+    });
     if (!user) throw new EmailTakenError();
     return user;
   }
 
-  findByEmail(email: string): Promise<UserCredentials | null> {
-    return this.repository.findByEmail(normalizeEmail(email));
+  /** By any spelling of the address: the same canonical form finds the same user. */
+  async findByEmail(email: string): Promise<UserCredentials | null> {
+    const canonical = canonicalEmail(email);
+    // No account has an address that is refused: nothing to look up.
+    return canonical === null ? null : this.repository.findByCanonicalEmail(canonical);
   }
 
   findById(id: number): Promise<UserIdentity | null> {
@@ -56,8 +67,9 @@ export class UsersService {
    * Runs in the caller's transaction, so the account and what it owns appear together.
    */
   async createAccountWithoutSignIn(manager: EntityManager, { name, email }: { name: string; email: string }): Promise<User | null> {
-    const normalized = normalizeEmail(email);
-    if (await this.repository.existsWithEmail(manager, normalized)) return null;
-    return this.repository.insert(manager, { name, email: normalized, passwordHash: UNUSABLE_PASSWORD_HASH });
+    const checked = checkEmail(email);
+    if (!checked.ok) throw new Error(`Not a usable email for an account: ${checked.problem}`);
+    if (await this.repository.existsWithCanonicalEmail(manager, checked.canonical)) return null;
+    return this.repository.insert(manager, { name, email: checked.email, emailCanonical: checked.canonical, passwordHash: UNUSABLE_PASSWORD_HASH });
   }
 }

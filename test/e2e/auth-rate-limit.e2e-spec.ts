@@ -81,6 +81,22 @@ describe('failed sign-ins (counters in memory)', () => {
     }
     expectTooManyRequests(await me(t, u.basic), 3, 60);
   });
+
+  it('counts failures under the canonical email: other spellings of one address share its allowance', async () => {
+    const local = `jos\u00e9-${randomBytes(4).toString('hex')}`;
+    const u = await newUser(t, { email: `${local}@b\u00fccher.example` });
+    const spellings = [`${local.normalize('NFD')}@bu\u0308cher.example`, `${local}@xn--bcher-kva.example`, `${local.toUpperCase()}@B\u00dcCHER.EXAMPLE`];
+    const remaining = [];
+    for (const email of spellings) {
+      const res = await token(t, email, 'wrong-password');
+      expect(res.statusCode).toBe(401);
+      remaining.push(res.headers['x-ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    expectTooManyRequests(await token(t, `\uff4aos\u00e9${local.slice(4)}@b\u00fccher.example`, 'wrong-password'), 3, 60);
+    expectTooManyRequests(await token(t, u.email, u.password), 3, 60);
+    expectTooManyRequests(await me(t, basicHeader(`${local}@XN--BCHER-KVA.EXAMPLE`, u.password)), 3, 60);
+  });
 });
 
 describe('sign-ups (counters in memory)', () => {

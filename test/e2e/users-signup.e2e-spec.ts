@@ -16,8 +16,8 @@ const signUp = (payload: unknown) => t.request({ method: 'POST', url: '/user/sig
 
 
 const storedUser = async (id: number) =>
-  (await t.app.get(DataSource).query('SELECT email, name, password_hash FROM users WHERE id = $1', [id]))[0] as
-    | { email: string; name: string | null; password_hash: string }
+  (await t.app.get(DataSource).query('SELECT email, email_canonical, name, password_hash FROM users WHERE id = $1', [id]))[0] as
+    | { email: string; email_canonical: string; name: string | null; password_hash: string }
     | undefined;
 
 describe('POST /user/signup', () => {
@@ -39,12 +39,13 @@ describe('POST /user/signup', () => {
     expect(explicitNull.json().name).toBeNull();
   });
 
-  it('stores the email trimmed and lower-cased, and the password only as a bcrypt hash', async () => {
+  it('stores the email trimmed (its canonical form lower-cased), and the password only as a bcrypt hash', async () => {
     const email = uniqueEmail('Mixed.Case');
     const res = await signUp({ email: `  ${email.toUpperCase()}  `, password: 'stored-as-hash' });
     expect(res.statusCode).toBe(201);
     const row = await storedUser(res.json().id);
-    expect(row?.email).toBe(email.toLowerCase());
+    expect(row?.email).toBe(`${email.split('@')[0].toUpperCase()}@example.com`);
+    expect(row?.email_canonical).toBe(email.toLowerCase());
     expect(row?.password_hash).toMatch(/^\$2b\$04\$/); // cost 4 in tests (BCRYPT_COST)
     expect(row?.password_hash).not.toContain('stored-as-hash');
   });
@@ -66,16 +67,16 @@ describe('POST /user/signup', () => {
     const statuses = results.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409]);
     for (const r of results.filter((r) => r.statusCode === 409)) expectProblem(r, 409, 'email-taken');
-    const [{ count }] = await t.app.get(DataSource).query('SELECT count(*)::int AS count FROM users WHERE lower(email) = $1', [email]);
+    const [{ count }] = await t.app.get(DataSource).query('SELECT count(*)::int AS count FROM users WHERE email_canonical = $1', [email]);
     expect(count).toBe(1);
   });
 
-  it('has the database refuse a second email differing only in case, whoever writes it', async () => {
+  it('has the database refuse a second account with the same canonical email, whoever writes it', async () => {
     const email = uniqueEmail();
-    await t.app.get(DataSource).query(`INSERT INTO users (email, password_hash) VALUES ($1, 'x')`, [email]);
+    await t.app.get(DataSource).query(`INSERT INTO users (email, email_canonical, password_hash) VALUES ($1, $1, 'x')`, [email]);
     await expect(
-      t.app.get(DataSource).query(`INSERT INTO users (email, password_hash) VALUES ($1, 'x')`, [email.toUpperCase()]),
-    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23505', constraint: 'users_email_lower_key' }) });
+      t.app.get(DataSource).query(`INSERT INTO users (email, email_canonical, password_hash) VALUES ($1, $2, 'x')`, [email.toUpperCase(), email]),
+    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23505', constraint: 'users_email_canonical_key' }) });
   });
 
   it('counts the password in bytes of UTF-8, not characters, at both ends', async () => {

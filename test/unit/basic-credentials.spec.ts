@@ -7,6 +7,12 @@ describe('parseBasicAuthorization', () => {
     expect(parseBasicAuthorization(`Basic ${encode(' Ann@Example.COM:secret-pw')}`)).toEqual({ email: 'ann@example.com', password: 'secret-pw' });
   });
 
+  it('gives the email in its canonical form, whatever the spelling', () => {
+    for (const spelling of ['ANN@BU\u0308CHER.com', 'ann@xn--bcher-kva.com', '\uff41nn@b\u00fccher.com']) {
+      expect(parseBasicAuthorization(`Basic ${encode(`${spelling}:pw`)}`)).toEqual({ email: 'ann@xn--bcher-kva.com', password: 'pw' });
+    }
+  });
+
   it('splits on the first colon only, so a password may contain colons', () => {
     expect(parseBasicAuthorization(`Basic ${encode('ann@example.com:pa:ss:word')}`)).toEqual({ email: 'ann@example.com', password: 'pa:ss:word' });
   });
@@ -25,6 +31,8 @@ describe('parseBasicAuthorization', () => {
     ['an array of headers', ['Basic x']],
     ['no colon', `Basic ${encode('ann@example.com')}`],
     ['an empty email', `Basic ${encode(':password')}`],
+    ['an email with a zero-width space', `Basic ${encode('ann\u200b@example.com:password')}`],
+    ['an email mixing Latin and Cyrillic letters', `Basic ${encode('\u0441at@example.com:password')}`],
     ['an empty password', `Basic ${encode('ann@example.com:')}`],
     ['characters outside base64', 'Basic !!!!'],
     ['base64 with a stray character inside', `Basic ${encode('ann@example.com:pw').slice(0, 4)}*${encode('ann@example.com:pw').slice(4)}`],

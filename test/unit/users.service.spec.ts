@@ -26,13 +26,22 @@ describe(UsersService.name, () => {
   });
 
   describe('signUp', () => {
-    it('stores the email trimmed and lower-cased, so that one address is one account', async () => {
-      await sut.signUp({ email: '  Ann@Example.ORG ', password: PASSWORD });
+    it('stores the email as written and its canonical form, so that one address is one account', async () => {
+      await sut.signUp({ email: '  Ann@BÜCHER.org ', password: PASSWORD });
 
-      expect(repository.insertUnlessEmailTaken).toHaveBeenCalledWith(expect.objectContaining({ email: 'ann@example.org', name: null }));
+      expect(repository.insertUnlessEmailTaken).toHaveBeenCalledWith(
+        expect.objectContaining({ email: 'Ann@bücher.org', emailCanonical: 'ann@xn--bcher-kva.org', name: null }),
+      );
     });
 
-    // The service asks no question before inserting: the unique index on lower(email) refuses
+    it('refuses an address with an invisible character with a 400 naming email, before hashing or inserting', async () => {
+      const refusal = sut.signUp({ email: 'an​n@example.org', password: PASSWORD });
+
+      await expect(refusal).rejects.toMatchObject({ status: 400, errors: [{ field: 'email', message: expect.stringContaining('invisible') }] });
+      expect(repository.insertUnlessEmailTaken).not.toHaveBeenCalled();
+    });
+
+    // The service asks no question before inserting: the unique index on email_canonical refuses
     // a taken email, also to the loser of two concurrent sign-ups, and the repository reports
     // that refusal as null (the race itself is in the e2e suite, on a real database).
     it('answers a taken email with the 409 conflict error', async () => {
@@ -55,18 +64,25 @@ describe(UsersService.name, () => {
       await sut.signUp({ name: 'Ann', email: 'ann@example.org', password: PASSWORD });
 
       const [stored] = repository.insertUnlessEmailTaken.mock.calls[0];
-      expect(Object.keys(stored).sort()).toEqual(['email', 'name', 'passwordHash']);
+      expect(Object.keys(stored).sort()).toEqual(['email', 'emailCanonical', 'name', 'passwordHash']);
       expect(stored.passwordHash).toMatch(/^\$2b\$04\$/);
       await expect(bcrypt.compare(PASSWORD, stored.passwordHash)).resolves.toBe(true);
       expect(JSON.stringify(stored)).not.toContain(PASSWORD);
     });
   });
 
-  it('looks an email up trimmed and lower-cased', async () => {
-    repository.findByEmail.mockResolvedValue(null);
+  it('looks an email up by its canonical form', async () => {
+    repository.findByCanonicalEmail.mockResolvedValue(null);
 
-    await sut.findByEmail(' ANN@example.org');
+    await sut.findByEmail(' ANN@xn--bcher-kva.org');
+    await sut.findByEmail('ＡＮＮ@BÜCHER.org');
 
-    expect(repository.findByEmail).toHaveBeenCalledWith('ann@example.org');
+    expect(repository.findByCanonicalEmail.mock.calls).toEqual([['ann@xn--bcher-kva.org'], ['ann@xn--bcher-kva.org']]);
+  });
+
+  it('finds nobody for an address the rules refuse, without asking the database', async () => {
+    await expect(sut.findByEmail('ann‮@example.org')).resolves.toBeNull();
+
+    expect(repository.findByCanonicalEmail).not.toHaveBeenCalled();
   });
 });

@@ -1,16 +1,21 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsString, MaxLength } from 'class-validator';
-import { EMAIL_MAX_LENGTH, normalizeEmail } from '../../users/email';
+import { IsString, MaxLength } from 'class-validator';
+import { EMAIL_MAX_LENGTH, IsAccountEmail } from '../../users/email';
 import { IsUtf8ByteLength, PASSWORD_MAX_BYTES } from '../../users/password-policy';
 
 @ApiSchema({ name: 'Credentials' })
 export class CredentialsDto {
-  @ApiProperty({ format: 'email', maxLength: EMAIL_MAX_LENGTH, example: 'marc@scalar.com' })
-  @Transform(({ value }) => (typeof value === 'string' ? normalizeEmail(value) : value))
+  @ApiProperty({
+    format: 'email',
+    maxLength: EMAIL_MAX_LENGTH,
+    description: 'Any spelling of the address signed up with that has the same canonical form (see NewUser.email): case, Unicode normalisation, Unicode or IDNA ASCII domain.',
+    example: 'marc@scalar.com',
+  })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @MaxLength(EMAIL_MAX_LENGTH)
-  @IsEmail()
+  @IsAccountEmail()
   email: string;
 
   // No minimum beyond one byte: a password that met an older, shorter rule must still work.

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { EMAIL_MAX_LENGTH, normalizeEmail } from '../email';
+import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { EMAIL_MAX_LENGTH, EMAIL_RULE, IsAccountEmail } from '../email';
 import { IsUtf8ByteLength, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
 import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
 
@@ -18,13 +18,13 @@ export class SignUpDto {
   @ApiProperty({
     format: 'email',
     maxLength: EMAIL_MAX_LENGTH,
-    description: 'Trimmed and compared case-insensitively; one account per email.',
+    description: EMAIL_RULE,
     example: 'marc@scalar.com',
   })
-  @Transform(({ value }) => (typeof value === 'string' ? normalizeEmail(value) : value))
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @MaxLength(EMAIL_MAX_LENGTH)
-  @IsEmail()
+  @IsAccountEmail()
   email: string;
 
   @ApiProperty({

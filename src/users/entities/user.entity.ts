@@ -1,12 +1,11 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /**
- * A person who signed up. `email` is stored trimmed and lower-cased; the database also
- * keeps it unique case-insensitively (an expression index on lower(email), which TypeORM
- * cannot describe, hence `synchronize: false`: the migration owns it).
+ * A person who signed up. `emailCanonical` identifies the account (see checkEmail in
+ * ../email.ts) and is unique in the database, so two sign-ups racing with look-alike
+ * spellings cannot both succeed; `email` is the same address as it is shown and written to.
  */
 @Entity('users')
-@Index('users_email_lower_key', { synchronize: false })
 export class User {
   @PrimaryGeneratedColumn('identity', { type: 'integer', generatedIdentity: 'BY DEFAULT', primaryKeyConstraintName: 'users_pkey' })
   id: number;
@@ -16,6 +15,14 @@ export class User {
 
   @Column({ type: 'varchar', length: 254 })
   email: string;
+
+  /**
+   * Null only for accounts that an address rule set aside (see the migration
+   * UsersEmailCanonical1764000000000): they exist, but nobody can sign in as them by email.
+   */
+  @Index('users_email_canonical_key', { unique: true })
+  @Column({ name: 'email_canonical', type: 'varchar', length: 254, nullable: true })
+  emailCanonical: string | null;
 
   /** bcrypt hash (60 characters today; room for a longer algorithm later). */
   @Column({ name: 'password_hash', type: 'varchar', length: 255 })
