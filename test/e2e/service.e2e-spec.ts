@@ -61,6 +61,19 @@ describe('every response', () => {
     await t.request({ method: 'GET', url: `/auth/regions/me?api_key=${region.key}` });
     expect(t.logs.join('\n')).not.toContain(region.key);
   });
+
+  it('never logs a key that a client put in the URL path or in X-Request-ID, and answers with a request id of its own', async () => {
+    const region = await newRegion(t);
+    await t.request({ method: 'GET', url: `/auth/regions/${region.key}` });
+    await t.request({ method: 'GET', url: `/planets/${region.key}` });
+    await t.request({ method: 'DELETE', url: `/auth/region/api-keys/${region.key}`, headers: { 'x-api-key': region.key } });
+    const echoed = await t.request({ method: 'GET', url: '/planets', headers: { 'x-request-id': region.key } });
+    expect(echoed.headers['x-request-id']).not.toContain(region.key);
+    expect(echoed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const logged = t.logs.join('\n');
+    expect(logged).not.toContain(region.key);
+    expect(logged).toContain('rk_[redacted]');
+  });
 });
 
 describe('requests that are not valid HTTP', () => {

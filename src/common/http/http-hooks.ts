@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { looksLikeKey } from '../logging/scrub';
 import { ValidationFailedError } from '../problem/problem';
 import { dropUnreadableForwardedFor } from './trust-proxy';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 
-/** The client's X-Request-ID when it is short and plain, else a new UUID. */
+/**
+ * The client's X-Request-ID when it is short and plain, else a new UUID. A key-shaped id is
+ * replaced too: it would be written into every log line of the request.
+ */
 export function requestIdOf(req: IncomingMessage): string {
   const sent = req.headers['x-request-id'];
-  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) && !looksLikeKey(sent) ? sent : randomUUID();
 }
 
 export const SECURITY_HEADERS: Record<string, string> = {

@@ -2,6 +2,7 @@ import { LoggerService } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { DestinationStream, Logger } from 'pino';
 import type { LogFormat, LogLevel } from '../../config/app-config';
+import { scrubKeys } from './scrub';
 
 /**
  * Paths pino blanks out wherever they appear in a log object. Secrets must not reach
@@ -42,7 +43,7 @@ export function createRootLogger({ level, format = 'json', development = false, 
       // Only the path: a query string may carry something secret a client put there.
       req: (req: { method: string; url: string; id?: string; ip?: string }) => ({
         method: req.method,
-        path: req.url.split('?')[0],
+        path: scrubKeys(req.url.split('?')[0]),
         remoteAddress: req.ip,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
 import { applyStandardHeaders } from '../http/http-hooks';
+import { scrubKeys } from '../logging/scrub';
 import { databaseFault } from './database-faults';
 import { DomainError, PROBLEM_CONTENT_TYPE, ProblemDocument, problemType } from './problem';
 
@@ -160,7 +161,7 @@ export class ProblemFilter implements ExceptionFilter {
 
   private internal(exception: unknown, request: FastifyRequest) {
     const err = exception instanceof Error ? exception : new Error(String(exception));
-    request.log.error({ err }, `Unhandled error on ${request.method} ${request.url.split('?')[0]}`);
+    request.log.error({ err }, `Unhandled error on ${request.method} ${scrubKeys(request.url.split('?')[0])}`);
     return {
       problem: this.fromStatus(500, 'The server failed to handle the request. It has been logged.'),
       headers: {},
