@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShutdownState } from '../../src/common/lifecycle/shutdown-state';
@@ -161,6 +161,34 @@ describe('SIGTERM on the real server', () => {
       expect(await server.exited).toBe(0);
     } finally {
       server.child.kill('SIGKILL');
+      await db.drop();
+    }
+  });
+});
+
+describe('a .env file in the working directory', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'rk-dotenv-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('configures the real server started there, and the environment wins over it', async () => {
+    const port = await freePort();
+    const db = await createTestDatabase();
+    const database = db.env.DATABASE_URL ? `DATABASE_URL=${db.env.DATABASE_URL}` : `DATA_DIR=${join(dir, 'data')}`;
+    const key = 'operator-chosen-initial-key-from-dotenv-0123456789';
+    writeFileSync(
+      join(dir, '.env'),
+      [`PORT=${port}`, 'HOST=127.0.0.1', 'NODE_ENV=test', 'LOG_LEVEL=info', database, `INITIAL_REGION_API_KEY=${key}`, 'INITIAL_REGION_NAME="From the file"'].join('\n'),
+    );
+    const server = startProcess(join(process.cwd(), 'dist/src/main.js'), [], { INITIAL_REGION_NAME: 'From the environment' }, { cwd: dir });
+    try {
+      await server.waitFor(/Serving on/);
+      const me = await fetch(`http://127.0.0.1:${port}/auth/regions/me`, { headers: { 'x-api-key': key } });
+      expect(me.status).toBe(200);
+      expect(((await me.json()) as { name: string }).name).toBe('From the environment');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
       await db.drop();
     }
   });
