@@ -375,7 +375,7 @@ describe('OpenAPI document', () => {
       ['/planets/{planetId}', 'get', 'getPlanet', 'Planets', [], ['200', '400', '404', '503']],
       ['/planets/{planetId}', 'put', 'updatePlanet', 'Planets', user, ['200', '400', '403', '404', '413', '415', '503', ...auth]],
       ['/planets/{planetId}', 'delete', 'deletePlanet', 'Planets', user, ['204', '400', '403', '404', '413', '415', '503', ...auth]],
-      ['/planets/{planetId}/image', 'post', 'uploadImage', 'Planets', user, ['200', '400', '403', '404', '413', '415', '503', ...auth]],
+      ['/planets/{planetId}/image', 'post', 'uploadImage', 'Planets', user, ['200', '400', '403', '404', '408', '413', '415', '503', ...auth]],
       ['/planets/{planetId}/image', 'get', 'getPlanetImage', 'Planets', [], ['200', '304', '400', '404', '503']],
       ['/celestial-bodies', 'post', 'createCelestialBody', 'Celestial Bodies', user, ['201', '400', '404', '413', '415', '503', ...auth]],
     ] as const;
