@@ -218,6 +218,14 @@ export class RegionKeysService {
     return { region, ...issued };
   }
 
+  /**
+   * Whether the database ever held a generated live key: a sandbox reset refuses to empty it,
+   * as it is then no sandbox's database, whatever API_ENVIRONMENT says.
+   */
+  hasIssuedLiveKeys(manager: EntityManager): Promise<boolean> {
+    return this.repository.hasLiveGeneratedKey(manager);
+  }
+
   async hasAnyRegion(): Promise<boolean> {
     return this.repository.hasAnyRegion();
   }
