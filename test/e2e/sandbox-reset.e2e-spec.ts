@@ -109,3 +109,10 @@ it('is refused on a database that holds live keys, even under API_ENVIRONMENT=sa
   expect(refused.stderr).toMatch(/This database holds live keys \(rk_…\): it is not a sandbox database.*Nothing was changed/);
   expect((await me(t!, region.key)).statusCode).toBe(200);
 });
+
+it('`cli key generate` makes a key of the configured environment', async () => {
+  const generate = (env: Record<string, string>) => runProcess(CLI, ['key', 'generate', '--json'], env);
+  const [sandboxKey, liveKey] = await Promise.all([generate({ API_ENVIRONMENT: 'sandbox' }), generate({})]);
+  expect(JSON.parse(sandboxKey.stdout).key).toMatch(/^rk_test_[0-9A-Za-z]{49}$/);
+  expect(JSON.parse(liveKey.stdout).key).toMatch(/^rk_[0-9A-Za-z]{49}$/);
+});
