@@ -17,7 +17,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, LifecycleModule, CommonModule, HealthModule, MetricsModule.forRoot(config), RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, LifecycleModule, CommonModule, HealthModule, MetricsModule.forRoot(config), RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule.forServer()],
     };
   }
 }

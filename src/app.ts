@@ -2,13 +2,13 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { clientErrorHandler } from './common/http/client-error';
+import { clientErrorHandler, clientErrorHandlerWith } from './common/http/client-error';
 import { registerCors } from './common/http/cors';
-import { registerHttpHooks, requestIdOf } from './common/http/http-hooks';
+import { environmentHeadersOf, registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { registerHttpMetrics } from './common/metrics/metrics.module';
 import { traceRequestIds } from './common/tracing/tracing';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
-import { routerErrorHandler } from './common/problem/problem.filter';
+import { routerErrorHandler, routerErrorHandlerWith } from './common/problem/problem.filter';
 import { httpServerLimits } from './common/http/server-limits';
 import { trustProxyOption } from './common/http/trust-proxy';
 import { setupOpenApi } from './common/swagger/openapi';
@@ -24,6 +24,7 @@ export interface CreateAppOptions {
 
 /** Builds the whole HTTP application, initialised but not listening. Used by main and by tests. */
 export async function createApp({ config, logDestination }: CreateAppOptions): Promise<NestFastifyApplication> {
+  const environmentHeaders = environmentHeadersOf(config.API_ENVIRONMENT);
   const logger = createRootLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, development: config.NODE_ENV === NodeEnv.Development, destination: logDestination });
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -33,8 +34,9 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Long path parameters reach validation (a clear 400) instead of the router's 414.
     routerOptions: { maxParamLength: 1000 },
-    frameworkErrors: routerErrorHandler,
-    clientErrorHandler,
+    // Answers made before the request hooks run: a sandbox marks them too.
+    frameworkErrors: environmentHeaders ? routerErrorHandlerWith(environmentHeaders) : routerErrorHandler,
+    clientErrorHandler: environmentHeaders ? clientErrorHandlerWith(environmentHeaders) : clientErrorHandler,
     // Requests that arrive on open connections while shutting down are still served (and
     // their connection closed); the database closes only after the last one.
     return503OnClosing: false,
@@ -44,11 +46,11 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     logger: new PinoNestLogger(logger),
     abortOnError: false,
   });
-  registerHttpHooks(app.getHttpAdapter().getInstance(), { readForwardedFor: config.TRUST_PROXY !== false });
+  registerHttpHooks(app.getHttpAdapter().getInstance(), { readForwardedFor: config.TRUST_PROXY !== false, environmentHeaders });
   if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
   registerHttpMetrics(app);
   traceRequestIds(app.getHttpAdapter().getInstance());
-  setupOpenApi(app);
+  setupOpenApi(app, config);
   await app.init();
   // JSON only: Fastify and Nest would also accept text/plain and form bodies, which
   // this API neither documents nor wants (415 instead).

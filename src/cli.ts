@@ -3,7 +3,7 @@ import './config/load-env-file';
 import './tracing';
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { ClockModule } from './common/clock/clock.module';
@@ -15,6 +15,8 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { generateApiKey } from './region-keys/api-key-codec';
 import { RegionKeysModule } from './region-keys/region-keys.module';
+import { SandboxModule } from './sandbox/sandbox.module';
+import { SandboxService } from './sandbox/sandbox.service';
 import { RegionEventDto } from './region-keys/dto/region-event.dto';
 import { OPERATOR, RegionKeysService } from './region-keys/region-keys.service';
 
@@ -28,25 +30,32 @@ Commands:
   key create --region <id> [--description <text>] [--json]
       Create an API key for a region (e.g. one that has lost its keys).
   key generate [--json]
-      Print a new key in the generated format, stored nowhere: a value for
+      Print a new key in the generated format of the configured API_ENVIRONMENT
+      (rk_ live, rk_test_ sandbox), stored nowhere: a value for
       INITIAL_REGION_API_KEY. Needs no database.
   region events --region <id> [--json]
       List a region's events (keys created, rolled and revoked), newest first.
+  sandbox reset [--json]
+      Sandbox only (API_ENVIRONMENT=sandbox): empty the database and seed it again
+      with the sample planets and a region, whose key is INITIAL_REGION_API_KEY when
+      set, else a new one (shown only once). Refused by a live configuration.
 
 Uses the same configuration as the server (DATABASE_URL, or the embedded database in DATA_DIR).`;
 
 class UsageError extends Error {}
 
-/** What the commands need: the configuration, the database (migrated on open), the region keys. */
+/** What the commands need: the configuration, the database (migrated on open), the region keys, and what a command adds. */
 @Module({})
 class OperatorModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, MetricsModule.off(), RegionKeysModule] };
+  static forRoot(config: AppConfig, extra: Type[]): DynamicModule {
+    return { module: OperatorModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, MetricsModule.off(), RegionKeysModule, ...extra] };
   }
 }
 
 type Output = { lines: string[]; value: unknown };
-type Execute = (service: RegionKeysService) => Promise<Output>;
+type Execute = (context: INestApplicationContext) => Promise<Output>;
+/** A parsed command: what it runs, the modules it needs besides the region keys', and whether it is for a sandbox only. */
+type Command = { execute: Execute; modules?: Type[]; sandboxOnly?: boolean };
 
 function parseArguments(argv: string[]) {
   try {
@@ -74,18 +83,25 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'key generate') {
-    const key = generateApiKey();
+    const key = generateApiKey(loadConfig().API_ENVIRONMENT);
     process.stdout.write(values.json ? `${JSON.stringify({ key })}\n` : `${key}\n`);
     return;
   }
   // Arguments are checked before the database is opened: a typo answers at once.
-  const execute = parseCommand(command, values);
+  const { execute, modules = [], sandboxOnly = false } = parseCommand(command, values);
   const config = loadConfig();
+  // A live configuration never opens its database for a sandbox command.
+  if (sandboxOnly && !config.isSandbox) {
+    throw new Error(
+      `\`${command}\` is for a sandbox, and this configuration is live (API_ENVIRONMENT=${config.API_ENVIRONMENT}); nothing was changed. ` +
+        "Run it with the sandbox's settings: API_ENVIRONMENT=sandbox and the sandbox's DATABASE_URL or DATA_DIR.",
+    );
+  }
   // stdout carries only the command's output; warnings and errors go to stderr as JSON lines.
   const logger = new PinoNestLogger(createRootLogger({ level: 'warn', destination: pino.destination(2) }));
-  const context = await NestFactory.createApplicationContext(OperatorModule.forRoot(config), { logger, abortOnError: false });
+  const context = await NestFactory.createApplicationContext(OperatorModule.forRoot(config, modules), { logger, abortOnError: false });
   try {
-    const output = await execute(context.get(RegionKeysService));
+    const output = await execute(context);
     process.stdout.write(values.json ? `${JSON.stringify(output.value)}\n` : `${output.lines.join('\n')}\n`);
   } finally {
     await context.close();
@@ -121,12 +137,17 @@ function describeEvent(event: RegionEventDto): string {
   return `${event.occurredAt}  ${event.type.padEnd(15)}  key ${event.apiKey.tokenPreview} (${event.apiKey.id})${stops}  by ${actor}${from}`;
 }
 
-function parseCommand(command: string, values: { name?: string; description?: string; region?: string }): Execute {
+/** A command of the region keys, the module every command has. */
+const regionKeys = (run: (service: RegionKeysService) => Promise<Output>): Command => ({
+  execute: (context) => run(context.get(RegionKeysService)),
+});
+
+function parseCommand(command: string, values: { name?: string; description?: string; region?: string }): Command {
   switch (command) {
     case 'region create': {
       const name = requireText(values.name, 'name', 100);
       const description = optionalDescription(values.description);
-      return async (service) => {
+      return regionKeys(async (service) => {
         const { region, apiKey, key } = await service.createRegion(name, description);
         return {
           value: {
@@ -140,22 +161,22 @@ function parseCommand(command: string, values: { name?: string; description?: st
             'The key is shown only now. Store it safely.',
           ],
         };
-      };
+      });
     }
     case 'key create': {
       const regionId = requireRegionId(values.region);
       const description = optionalDescription(values.description);
-      return async (service) => {
+      return regionKeys(async (service) => {
         const { apiKey, key } = await service.createKey(regionId, description, OPERATOR);
         return {
           value: { apiKey: { id: apiKey.id, key, tokenPreview: apiKey.tokenPreview, description: apiKey.description } },
           lines: [`Key id:    ${apiKey.id}`, `X-API-Key: ${key}`, 'The key is shown only now. Store it safely.'],
         };
-      };
+      });
     }
     case 'region events': {
       const regionId = requireRegionId(values.region);
-      return async (service) => {
+      return regionKeys(async (service) => {
         if (!(await service.regionExists(regionId))) throw new Error(`No region with id ${regionId} exists.`);
         const events: RegionEventDto[] = [];
         let cursor: string | null | undefined;
@@ -165,15 +186,35 @@ function parseCommand(command: string, values: { name?: string; description?: st
           cursor = page.next;
         } while (cursor);
         return { value: { events }, lines: events.length === 0 ? ['No events.'] : events.map(describeEvent) };
-      };
+      });
     }
     case 'region list':
-      return async (service) => {
+      return regionKeys(async (service) => {
         const regions = await service.listRegions();
         return {
           value: { regions: regions.map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt.toISOString() })) },
           lines: regions.length === 0 ? ['No regions.'] : regions.map((r) => `${r.id}  ${r.name}`),
         };
+      });
+    case 'sandbox reset':
+      return {
+        modules: [SandboxModule],
+        sandboxOnly: true,
+        execute: async (context) => {
+          const reset = await context.get(SandboxService).reset();
+          return {
+            value: reset,
+            lines: [
+              `Emptied: ${reset.tables.join(', ')}`,
+              `Seeded:  ${reset.samplePlanets} sample planets`,
+              `Region:  ${reset.region.name} (${reset.region.id})`,
+              `Key id:  ${reset.apiKey.id}`,
+              ...(reset.key
+                ? [`X-API-Key: ${reset.key}`, 'The key is shown only now. Store it safely.']
+                : [`X-API-Key: the one in INITIAL_REGION_API_KEY (${reset.apiKey.tokenPreview})`]),
+            ],
+          };
+        },
       };
     default:
       throw new UsageError(`Unknown command: ${command}`);

@@ -1,16 +1,25 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module';
 import { CelestialBodiesController } from './celestial-bodies.controller';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { PlanetsController } from './planets.controller';
-import { SampleData } from './sample-data';
+import { SampleData, SampleSeeder } from './sample-data';
 import { UploadSlots } from './upload-slots';
 
 /** Planets and satellites of the Galaxy (tags "Planets" and "Celestial Bodies"). */
 @Module({
   imports: [UsersModule],
   controllers: [PlanetsController, CelestialBodiesController],
-  providers: [CelestialBodiesRepository, CelestialBodiesService, SampleData, UploadSlots],
+  providers: [CelestialBodiesRepository, CelestialBodiesService, SampleSeeder, UploadSlots],
+  exports: [SampleSeeder],
 })
-export class CelestialBodiesModule {}
+export class CelestialBodiesModule {
+  /**
+   * The server's: at start it also adds the sample planets when asked (SampleData). The
+   * operator CLI imports the plain module, whose commands must change only what they say.
+   */
+  static forServer(): DynamicModule {
+    return { module: CelestialBodiesModule, providers: [SampleData] };
+  }
+}

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { UsersService } from '../users/users.service';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
@@ -9,11 +9,35 @@ import { SAMPLE_PLANETS } from './sample-planets';
 /** The creator of the samples. `.invalid` can receive no mail. */
 const SAMPLES_USER = { name: 'Galaxy samples', email: 'samples@galaxy.invalid' };
 
+/** Writes the sample planets; used at start (SampleData) and by a sandbox reset. */
+@Injectable()
+export class SampleSeeder {
+  constructor(
+    private readonly repository: CelestialBodiesRepository,
+    private readonly users: UsersService,
+  ) {}
+
+  /**
+   * Adds the samples in the caller's transaction, unless the samples user already exists
+   * (it marks them done). Resolves to the number of planets added.
+   */
+  async seed(manager: EntityManager): Promise<number> {
+    const creator = await this.users.createAccountWithoutSignIn(manager, SAMPLES_USER);
+    if (!creator) return 0;
+    for (const { planet, satellites } of SAMPLE_PLANETS) {
+      const planetId = await this.repository.insertPlanet(manager, creator.id, toPlanetValues(planet));
+      for (const satellite of satellites) await this.repository.insertSatellite(manager, { ...satellite, planetId });
+    }
+    return SAMPLE_PLANETS.length;
+  }
+}
+
 /**
  * Gives a newcomer something to see at their first GET /planets. With SEED_SAMPLE_DATA unset
- * that is the embedded database, while it holds no planets; SEED_SAMPLE_DATA=true asks for
- * it on any database, false never. Either way once per database: the samples user marks it
- * done, so samples someone deleted do not come back at the next start.
+ * that is the embedded database or a sandbox, while it holds no planets; SEED_SAMPLE_DATA=true
+ * asks for it on any database, false never (refused in a sandbox). Either way once per
+ * database: the samples user marks it done, so samples someone deleted do not come back at the
+ * next start (a sandbox gets them back with `cli sandbox reset`).
  */
 @Injectable()
 export class SampleData implements OnApplicationBootstrap {
@@ -22,25 +46,19 @@ export class SampleData implements OnApplicationBootstrap {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: CelestialBodiesRepository,
-    private readonly users: UsersService,
+    private readonly seeder: SampleSeeder,
     private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const setting = this.config.SEED_SAMPLE_DATA;
     const automatic = setting === undefined;
-    if (setting === false || (automatic && this.config.DATABASE_URL)) return;
-    const seeded = await this.dataSource.transaction(async (manager) => {
+    if (setting === false || (automatic && this.config.DATABASE_URL && !this.config.isSandbox)) return;
+    const added = await this.dataSource.transaction(async (manager) => {
       await this.repository.lockSampleData(manager);
-      if (automatic && (await this.repository.hasAnyPlanet(manager))) return false;
-      const creator = await this.users.createAccountWithoutSignIn(manager, SAMPLES_USER);
-      if (!creator) return false;
-      for (const { planet, satellites } of SAMPLE_PLANETS) {
-        const planetId = await this.repository.insertPlanet(manager, creator.id, toPlanetValues(planet));
-        for (const satellite of satellites) await this.repository.insertSatellite(manager, { ...satellite, planetId });
-      }
-      return true;
+      if (automatic && (await this.repository.hasAnyPlanet(manager))) return 0;
+      return this.seeder.seed(manager);
     });
-    if (seeded) this.logger.log(`Added ${SAMPLE_PLANETS.length} sample planets (SEED_SAMPLE_DATA=false turns this off)`);
+    if (added > 0) this.logger.log(`Added ${added} sample planets${this.config.isSandbox ? '' : ' (SEED_SAMPLE_DATA=false turns this off)'}`);
   }
 }

@@ -16,7 +16,13 @@ import {
   validateSync,
 } from 'class-validator';
 import proxyAddr from '@fastify/proxy-addr';
-import { API_KEY_PREFIX, isWellFormedApiKey } from '../common/auth/api-key-format';
+import {
+  API_ENVIRONMENTS,
+  API_KEY_PREFIX,
+  API_KEY_PREFIXES,
+  type ApiEnvironment,
+  generatedKeyEnvironment,
+} from '../common/auth/api-key-format';
 
 export enum NodeEnv {
   Development = 'development',
@@ -78,6 +84,30 @@ const isExactOrigin = (value: unknown): boolean => {
 };
 const emptyToUndefined = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
+/** A base URL as the OpenAPI `servers` list shows it: no trailing slash, so paths join cleanly. */
+const toBaseUrl = ({ value }: { value: unknown }) => {
+  const v = emptyToUndefined({ value });
+  return typeof v === 'string' ? v.trim().replace(/\/+$/, '') : v;
+};
+/** An absolute http(s) URL that a client can put a path after: no credentials, query or fragment. */
+const isBaseUrl = (value: unknown): boolean => {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash && !value.includes('#');
+  } catch {
+    return false;
+  }
+};
+const baseUrlSetting = (name: string) =>
+  ValidateBy({
+    name: 'baseUrl',
+    validator: {
+      validate: (value: unknown) => value === undefined || isBaseUrl(value),
+      defaultMessage: () => `${name} must be an absolute http:// or https:// URL such as https://api.example.org (an optional path; no credentials, query or fragment)`,
+    },
+  });
+const otherEnvironment = (environment: ApiEnvironment): ApiEnvironment => (environment === 'live' ? 'sandbox' : 'live');
 
 /**
  * Every setting the service reads, validated once at boot. Each property is named
@@ -87,6 +117,23 @@ const emptyToUndefined = ({ value }: { value: unknown }) =>
 export class AppConfig {
   @IsEnum(NodeEnv)
   NODE_ENV: NodeEnv = NodeEnv.Development;
+
+  /**
+   * Which environment this deployment is: `live`, or `sandbox` for integrators' tests (its own
+   * address and database, `rk_test_` keys, sample data, X-API-Environment on every response).
+   */
+  @IsIn(API_ENVIRONMENTS, { message: `API_ENVIRONMENT must be one of: ${API_ENVIRONMENTS.join(', ')}` })
+  API_ENVIRONMENT: ApiEnvironment = 'live';
+
+  /** The live service's public base URL; listed in the OpenAPI document's servers when set. */
+  @Transform(toBaseUrl)
+  @baseUrlSetting('PUBLIC_BASE_URL')
+  PUBLIC_BASE_URL?: string;
+
+  /** The sandbox's public base URL; listed in the OpenAPI document's servers when set. */
+  @Transform(toBaseUrl)
+  @baseUrlSetting('SANDBOX_BASE_URL')
+  SANDBOX_BASE_URL?: string;
 
   @Transform(toInt)
   @IsInt()
@@ -155,11 +202,30 @@ export class AppConfig {
   @ValidateBy({
     name: 'isGeneratedWhenPrefixed',
     validator: {
-      validate: (value: unknown) => typeof value !== 'string' || !value.startsWith(API_KEY_PREFIX) || isWellFormedApiKey(value),
+      validate: (value: unknown) => typeof value !== 'string' || !value.startsWith(API_KEY_PREFIX) || generatedKeyEnvironment(value) !== null,
       defaultMessage: () =>
         `INITIAL_REGION_API_KEY starts with ${API_KEY_PREFIX} but is not a generated key (its length, characters or checksum ` +
         'are wrong), so it could never authenticate. Make one with `npm run --silent cli -- key generate`, or choose ' +
         `a value without the ${API_KEY_PREFIX} prefix`,
+    },
+  })
+  // Each environment refuses the other's keys, so a key of the other one could never authenticate here either.
+  @ValidateBy({
+    name: 'isOfThisEnvironment',
+    validator: {
+      validate: (value: unknown, args) => {
+        const environment = typeof value === 'string' ? generatedKeyEnvironment(value) : null;
+        return environment === null || environment === (args?.object as AppConfig).API_ENVIRONMENT;
+      },
+      defaultMessage: (args) => {
+        const here = (args?.object as AppConfig).API_ENVIRONMENT;
+        const other = otherEnvironment(here);
+        return (
+          `INITIAL_REGION_API_KEY is a ${other} key (${API_KEY_PREFIXES[other]}) but API_ENVIRONMENT is ${here}, which refuses ` +
+          `${other} keys, so it could never authenticate. Make a ${here} key with \`npm run --silent cli -- key generate\` ` +
+          `under API_ENVIRONMENT=${here}, or set API_ENVIRONMENT=${other}`
+        );
+      },
     },
   })
   INITIAL_REGION_API_KEY?: string;
@@ -318,12 +384,19 @@ export class AppConfig {
   UPLOAD_CONCURRENCY = 4;
 
   /**
-   * Sample planets for a first look. Unset: only on the embedded database (no DATABASE_URL).
-   * Either way at most once per database, and in auto mode only while it has no planets.
+   * Sample planets for a first look. Unset: on the embedded database (no DATABASE_URL) and in
+   * a sandbox. Either way at most once per database, and in auto mode only while it has no planets.
    */
   @Transform(({ value }) => (emptyToUndefined({ value }) === undefined ? undefined : toBool({ value })))
   @IsOptional()
   @IsBoolean()
+  @ValidateBy({
+    name: 'sandboxHasSamples',
+    validator: {
+      validate: (value: unknown, args) => value !== false || (args?.object as AppConfig).API_ENVIRONMENT !== 'sandbox',
+      defaultMessage: () => 'SEED_SAMPLE_DATA cannot be false when API_ENVIRONMENT is sandbox: a sandbox always starts with sample data. Unset it',
+    },
+  })
   SEED_SAMPLE_DATA?: boolean;
 
   /** Port of the separate listener serving GET /metrics (Prometheus); 0 turns metrics off. */
@@ -355,6 +428,10 @@ export class AppConfig {
   @Min(100, { message: 'UPLOAD_IDLE_TIMEOUT_MS must be at least 100 (milliseconds)' })
   @Max(600000, { message: 'UPLOAD_IDLE_TIMEOUT_MS must be at most 600000 (milliseconds)' })
   UPLOAD_IDLE_TIMEOUT_MS = 10000;
+
+  get isSandbox(): boolean {
+    return this.API_ENVIRONMENT === 'sandbox';
+  }
 
   get isProduction(): boolean {
     return this.NODE_ENV === NodeEnv.Production;

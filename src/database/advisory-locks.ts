@@ -6,4 +6,5 @@ export const ADVISORY_LOCKS = {
   migrations: 7_240_611,
   firstRegion: 7_240_612,
   sampleData: 7_240_613,
+  sandboxReset: 7_240_614,
 } as const;

@@ -3,8 +3,9 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
 import { SecurityCounters } from '../common/metrics/security-counters';
-import { isWellFormedApiKey } from './api-key-codec';
-import { InvalidApiKeyError } from './region-keys.errors';
+import { AppConfig } from '../config/app-config';
+import { generatedKeyEnvironment, isWellFormedApiKey } from './api-key-codec';
+import { InvalidApiKeyError, WrongEnvironmentApiKeyError } from './region-keys.errors';
 import { RegionKeysService, RegionPrincipal } from './region-keys.service';
 
 const API_KEY_STRATEGY = 'region-api-key';
@@ -16,6 +17,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY)
   constructor(
     private readonly regionKeys: RegionKeysService,
     private readonly counters: SecurityCounters,
+    private readonly config: AppConfig,
   ) {
     super();
   }
@@ -33,9 +35,16 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY)
       this.counters.apiKeyAuthenticated('error');
       throw err;
     }
-    // authenticate turns malformed keys away too; asked again here only to tell them apart.
+    // authenticate turns malformed keys and the other environment's away too, without the
+    // database; asked again here only to tell them apart, so accepted keys pay for no more.
     if (!principal) {
-      this.counters.apiKeyAuthenticated(isWellFormedApiKey(presented) ? 'unknown' : 'malformed');
+      const environment = this.config.API_ENVIRONMENT;
+      const keyEnvironment = generatedKeyEnvironment(presented);
+      if (keyEnvironment !== null && keyEnvironment !== environment) {
+        this.counters.apiKeyAuthenticated('wrong_environment');
+        throw new WrongEnvironmentApiKeyError(keyEnvironment, environment);
+      }
+      this.counters.apiKeyAuthenticated(isWellFormedApiKey(presented, environment) ? 'unknown' : 'malformed');
       throw new InvalidApiKeyError();
     }
     this.counters.apiKeyAuthenticated('success');

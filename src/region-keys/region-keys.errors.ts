@@ -1,3 +1,4 @@
+import type { ApiEnvironment } from './api-key-codec';
 import { ConflictError, NotFoundError, UnauthenticatedError } from '../common/problem/problem';
 
 export const API_KEY_CHALLENGE = 'ApiKey header="X-API-Key"';
@@ -5,6 +6,20 @@ export const API_KEY_CHALLENGE = 'ApiKey header="X-API-Key"';
 export class InvalidApiKeyError extends UnauthenticatedError {
   constructor(detail = 'Send a valid, active region API key in the X-API-Key header.') {
     super(detail, API_KEY_CHALLENGE);
+  }
+}
+
+/**
+ * A well-formed key of the other environment (a sandbox key sent to live, or the reverse):
+ * the detail says so, as the integrator's mistake is then the address, not the key.
+ */
+export class WrongEnvironmentApiKeyError extends InvalidApiKeyError {
+  constructor(keyEnvironment: ApiEnvironment, serverEnvironment: ApiEnvironment) {
+    super(
+      keyEnvironment === 'sandbox'
+        ? `This is a sandbox API key (rk_test_…), and this is the ${serverEnvironment} API: sandbox keys work only with the sandbox. Send it to the sandbox's address, or use a ${serverEnvironment} key here.`
+        : `This is a live API key (rk_…), and this is the ${serverEnvironment} API: live keys work only with the live API. Send it to the live address, or use a ${serverEnvironment} key here (rk_test_…).`,
+    );
   }
 }
 

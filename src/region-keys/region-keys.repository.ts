@@ -116,6 +116,15 @@ export class RegionKeysRepository {
     return (await manager.getRepository(Region).count({ take: 1 })) > 0;
   }
 
+  /**
+   * Whether any key, revoked ones included, was issued with a generated live key: its stored
+   * preview is `rk_` + five base62 characters, where a sandbox key's is `rk_test_`.
+   */
+  async hasLiveGeneratedKey(manager: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM api_keys WHERE token_preview ~ '^rk_[0-9A-Za-z]{5}\u2026' LIMIT 1`);
+    return rows.length > 0;
+  }
+
   /** A transaction-scoped advisory lock held while the first region is made at start. */
   async lockFirstRegionCreation(manager: EntityManager): Promise<void> {
     await manager.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.firstRegion]);

@@ -78,12 +78,13 @@ export class RegionKeysService {
   ) {}
 
   /**
-   * Resolves a presented key to its region, or null. Malformed keys never reach the
+   * Resolves a presented key to its region, or null. Malformed keys, and keys of the other
+   * environment (live or sandbox), never reach the
    * database. One query finds the key and reads its region with the region's keys. No
    * result is cached, so a revoked key stops working at once everywhere.
    */
   async authenticate(presentedKey: string): Promise<RegionPrincipal | null> {
-    if (!isWellFormedApiKey(presentedKey)) return null;
+    if (!isWellFormedApiKey(presentedKey, this.config.API_ENVIRONMENT)) return null;
     const now = this.clock.now();
     const found = await this.repository.findActiveKeyWithRegion(hashApiKey(presentedKey), now);
     if (!found) return null;
@@ -199,14 +200,30 @@ export class RegionKeysService {
    * Resolves to null when there already was a region.
    */
   createFirstRegion(name: string, description: string, presetKey?: string): Promise<(IssuedApiKey & { region: Region }) | null> {
-    return this.dataSource.transaction(async (manager) => {
-      await this.repository.lockFirstRegionCreation(manager);
-      if (await this.repository.hasAnyRegion(manager)) return null;
-      const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
-      const issued = await this.issueKey(manager, region.id, description, presetKey);
-      await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', keyOf(issued.apiKey)]]);
-      return { region, ...issued };
-    });
+    return this.dataSource.transaction((manager) => this.createFirstRegionIn(manager, name, description, presetKey));
+  }
+
+  /** createFirstRegion in the caller's transaction: a sandbox reset empties and refills in one. */
+  async createFirstRegionIn(
+    manager: EntityManager,
+    name: string,
+    description: string,
+    presetKey?: string,
+  ): Promise<(IssuedApiKey & { region: Region }) | null> {
+    await this.repository.lockFirstRegionCreation(manager);
+    if (await this.repository.hasAnyRegion(manager)) return null;
+    const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
+    const issued = await this.issueKey(manager, region.id, description, presetKey);
+    await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', keyOf(issued.apiKey)]]);
+    return { region, ...issued };
+  }
+
+  /**
+   * Whether the database ever held a generated live key: a sandbox reset refuses to empty it,
+   * as it is then no sandbox's database, whatever API_ENVIRONMENT says.
+   */
+  hasIssuedLiveKeys(manager: EntityManager): Promise<boolean> {
+    return this.repository.hasLiveGeneratedKey(manager);
   }
 
   async hasAnyRegion(): Promise<boolean> {
@@ -219,7 +236,7 @@ export class RegionKeysService {
     description: string | null,
     presetKey?: string,
   ): Promise<IssuedApiKey> {
-    const key = presetKey ?? generateApiKey();
+    const key = presetKey ?? generateApiKey(this.config.API_ENVIRONMENT);
     const apiKey = await this.repository.insertKey(manager, {
       id: randomUUID(),
       regionId,

@@ -18,11 +18,15 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'error',
     NODE_ENV: 'test',
     INITIAL_REGION_API_KEY: randomBytes(24).toString('hex'),
+    // The committed document is the live one, with no deployment's addresses in it.
+    API_ENVIRONMENT: 'live',
+    PUBLIC_BASE_URL: '',
+    SANDBOX_BASE_URL: '',
   });
   const app = await createApp({ config });
   try {
     const target = process.argv[2] ?? 'openapi.json';
-    writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
+    writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(app, config), null, 2)}\n`);
     process.stdout.write(`Wrote ${target}\n`);
   } finally {
     await app.close();

@@ -105,18 +105,20 @@ describe('metrics', () => {
   it('counts region key authentications by outcome', async () => {
     const outcome = (s: Scrape, o: string) => s.value('region_keys_api_api_key_authentications_total', { outcome: o });
     const before = await scrape();
-    for (const o of ['success', 'missing', 'malformed', 'unknown', 'error']) expect(before.series('region_keys_api_api_key_authentications_total').some((s) => s.labels.outcome === o)).toBe(true);
+    for (const o of ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'error']) expect(before.series('region_keys_api_api_key_authentications_total').some((s) => s.labels.outcome === o)).toBe(true);
     const me = (headers: Record<string, string>) => t.request({ method: 'GET', url: '/auth/regions/me', headers });
     expect((await me({ 'x-api-key': region.key })).statusCode).toBe(200);
     expect((await me({})).statusCode).toBe(401);
     expect((await me({ 'x-api-key': 'rk_short' })).statusCode).toBe(401);
     expect((await me({ 'x-api-key': generateApiKey() })).statusCode).toBe(401);
     expect((await me({ 'x-api-key': generateApiKey() })).statusCode).toBe(401);
+    expect((await me({ 'x-api-key': generateApiKey('sandbox') })).statusCode).toBe(401);
     const after = await scrape();
     expect(outcome(after, 'success') - outcome(before, 'success')).toBe(1);
     expect(outcome(after, 'missing') - outcome(before, 'missing')).toBe(1);
     expect(outcome(after, 'malformed') - outcome(before, 'malformed')).toBe(1);
     expect(outcome(after, 'unknown') - outcome(before, 'unknown')).toBe(2);
+    expect(outcome(after, 'wrong_environment') - outcome(before, 'wrong_environment')).toBe(1);
     expect(outcome(after, 'error') - outcome(before, 'error')).toBe(0);
   });
 
@@ -156,7 +158,7 @@ describe('metrics', () => {
     expect(s.value('region_keys_api_db_pool_idle')).toBeGreaterThanOrEqual(0);
     expect(s.series('region_keys_api_db_pool_waiting')).toHaveLength(1);
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
-    expect(s.value('region_keys_api_build_info', { version, commit: 'abc1234', node: process.version })).toBe(1);
+    expect(s.value('region_keys_api_build_info', { version, commit: 'abc1234', node: process.version, environment: 'live' })).toBe(1);
     expect(s.series('nodejs_eventloop_lag_seconds')).toHaveLength(1);
     expect(s.value('process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(s.value('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);

@@ -111,4 +111,46 @@ describe('loadConfig', () => {
       'http://localhost:5173',
     ]);
   });
+
+  describe('the sandbox settings', () => {
+    it('is live unless API_ENVIRONMENT says sandbox, and refuses any other value naming the variable', () => {
+      expect(loadConfig({}).API_ENVIRONMENT).toBe('live');
+      expect(loadConfig({ API_ENVIRONMENT: 'sandbox' }).API_ENVIRONMENT).toBe('sandbox');
+      for (const value of ['test', 'Sandbox', 'production', ' live']) {
+        expect(() => loadConfig({ API_ENVIRONMENT: value })).toThrow(/API_ENVIRONMENT=.*must be one of: live, sandbox/);
+      }
+    });
+
+    it('takes absolute http(s) base URLs, without their trailing slash, and refuses anything else naming the variable', () => {
+      const config = loadConfig({ PUBLIC_BASE_URL: 'https://api.example.org/', SANDBOX_BASE_URL: 'http://sandbox.example.org:8443/v1' });
+      expect([config.PUBLIC_BASE_URL, config.SANDBOX_BASE_URL]).toEqual(['https://api.example.org', 'http://sandbox.example.org:8443/v1']);
+      expect(loadConfig({ PUBLIC_BASE_URL: '' }).PUBLIC_BASE_URL).toBeUndefined();
+      for (const name of ['PUBLIC_BASE_URL', 'SANDBOX_BASE_URL']) {
+        for (const value of ['api.example.org', '/v1', 'ftp://api.example.org', 'https://user:pw@api.example.org', 'https://api.example.org/?x=1', 'https://api.example.org/#top']) {
+          expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=.*must be an absolute http:// or https:// URL`));
+        }
+      }
+    });
+
+    it('refuses a sandbox key as INITIAL_REGION_API_KEY of a live instance, and a live key in a sandbox, naming the variable', () => {
+      expect(() => loadConfig({ INITIAL_REGION_API_KEY: generateApiKey('sandbox') })).toThrow(
+        /INITIAL_REGION_API_KEY=\(hidden\): .*is a sandbox key \(rk_test_\) but API_ENVIRONMENT is live/,
+      );
+      expect(() => loadConfig({ API_ENVIRONMENT: 'sandbox', INITIAL_REGION_API_KEY: generateApiKey('live') })).toThrow(
+        /INITIAL_REGION_API_KEY=\(hidden\): .*is a live key \(rk_\) but API_ENVIRONMENT is sandbox/,
+      );
+      const sandboxKey = generateApiKey('sandbox');
+      expect(loadConfig({ API_ENVIRONMENT: 'sandbox', INITIAL_REGION_API_KEY: sandboxKey }).INITIAL_REGION_API_KEY).toBe(sandboxKey);
+      const operatorKey = 'operator-chosen-initial-key-0123456789abcdef';
+      expect(loadConfig({ API_ENVIRONMENT: 'sandbox', INITIAL_REGION_API_KEY: operatorKey }).INITIAL_REGION_API_KEY).toBe(operatorKey);
+      // A made-up rk_test_ value is no generated key in either environment.
+      expect(() => loadConfig({ API_ENVIRONMENT: 'sandbox', INITIAL_REGION_API_KEY: `rk_test_${'a'.repeat(49)}` })).toThrow(/not a generated key/);
+    });
+
+    it('refuses SEED_SAMPLE_DATA=false in a sandbox, which always starts with sample data', () => {
+      expect(() => loadConfig({ API_ENVIRONMENT: 'sandbox', SEED_SAMPLE_DATA: 'false' })).toThrow(/SEED_SAMPLE_DATA=false: .*sandbox always starts with sample data/);
+      expect(loadConfig({ API_ENVIRONMENT: 'sandbox', SEED_SAMPLE_DATA: 'true' }).SEED_SAMPLE_DATA).toBe(true);
+      expect(loadConfig({ SEED_SAMPLE_DATA: 'false' }).SEED_SAMPLE_DATA).toBe(false);
+    });
+  });
 });

@@ -11,6 +11,15 @@ import { SECURITY_HEADERS } from './http-hooks';
  * parser's state is unknown.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  answerClientError(error, socket, {});
+}
+
+/** clientErrorHandler that adds `extraHeaders` (a sandbox's X-API-Environment) to its answers. */
+export function clientErrorHandlerWith(extraHeaders: Record<string, string>): typeof clientErrorHandler {
+  return (error, socket) => answerClientError(error, socket, extraHeaders);
+}
+
+function answerClientError(error: Error & { code?: string }, socket: Socket, extraHeaders: Record<string, string>): void {
   // A reset or timed-out socket cannot be answered.
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
@@ -28,6 +37,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Request-ID': randomUUID(),
     ...SECURITY_HEADERS,
+    ...extraHeaders,
     Connection: 'close',
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);

@@ -24,16 +24,30 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+/**
+ * What a sandbox adds to every response, so that an integrator (or a log, or a proxy) sees
+ * which environment answered. Undefined when live: live responses carry nothing extra and
+ * pay for no hook.
+ */
+export function environmentHeadersOf(environment: 'live' | 'sandbox'): Record<string, string> | undefined {
+  return environment === 'sandbox' ? { 'X-API-Environment': 'sandbox' } : undefined;
+}
+
 /** Sets the headers every response carries. */
 export function applyStandardHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Request-ID', request.id);
   reply.headers(SECURITY_HEADERS);
 }
 
-/** Headers every response carries, errors and 404s included. */
-export function registerHttpHooks(fastify: FastifyInstance, { readForwardedFor = false } = {}): void {
+/** Headers every response carries, errors, 404s and CORS preflights included. */
+export function registerHttpHooks(
+  fastify: FastifyInstance,
+  { readForwardedFor = false, environmentHeaders }: { readForwardedFor?: boolean; environmentHeaders?: Record<string, string> } = {},
+): void {
   // First of all hooks: nothing may read request.ip before the header is cleaned.
   if (readForwardedFor) fastify.addHook('onRequest', async (request) => dropUnreadableForwardedFor(request.raw));
+  // Before CORS (registered after these hooks), whose preflight answers end the request.
+  if (environmentHeaders) fastify.addHook('onRequest', async (_request, reply) => void reply.headers(environmentHeaders));
   fastify.addHook('onRequest', async (request, reply) => {
     applyStandardHeaders(request, reply);
     // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's check is off, see httpServerLimits.

@@ -22,7 +22,7 @@ export class MetricsModule {
         {
           provide: PrometheusMetrics,
           inject: [DataSource],
-          useFactory: (dataSource: DataSource) => new PrometheusMetrics(dataSource, buildInfo(config.GIT_COMMIT)),
+          useFactory: (dataSource: DataSource) => new PrometheusMetrics(dataSource, buildInfo(config.GIT_COMMIT, config.API_ENVIRONMENT)),
         },
         { provide: SecurityCounters, useExisting: PrometheusMetrics },
         {

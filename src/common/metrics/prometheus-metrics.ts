@@ -8,7 +8,7 @@ import { type ApiKeyOutcome, type RateLimitName, SecurityCounters, type SignInMe
 /** Names of the service's own series; HTTP and process series use the usual names. */
 export const PREFIX = 'region_keys_api_';
 
-const API_KEY_OUTCOMES: readonly ApiKeyOutcome[] = ['success', 'missing', 'malformed', 'unknown', 'error'];
+const API_KEY_OUTCOMES: readonly ApiKeyOutcome[] = ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'error'];
 const RATE_LIMITS: readonly RateLimitName[] = ['login', 'signup'];
 const SIGN_IN_METHODS: readonly SignInMethod[] = ['token', 'basic'];
 
@@ -19,12 +19,14 @@ export interface BuildInfo {
   version: string;
   commit: string;
   node: string;
+  /** live or sandbox: dashboards that gather both tell them apart. */
+  environment: string;
 }
 
-export function buildInfo(commit: string | undefined): BuildInfo {
+export function buildInfo(commit: string | undefined, environment: string): BuildInfo {
   const packageJson = findPackageJSON('./', __filename);
   const version = packageJson ? (JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: string }).version : undefined;
-  return { version: version ?? 'unknown', commit: commit ?? 'unknown', node: process.version };
+  return { version: version ?? 'unknown', commit: commit ?? 'unknown', node: process.version, environment };
 }
 
 type Child<T> = T extends { labels(...values: string[]): infer C } ? C : never;
@@ -68,14 +70,14 @@ export class PrometheusMetrics extends SecurityCounters {
     );
     this.apiKeyAuthentications = this.counterOf(
       'api_key_authentications_total',
-      'Region API keys presented, by outcome: success, missing, malformed, unknown (never issued, revoked or expired), error.',
+      'Region API keys presented, by outcome: success, missing, malformed, unknown (never issued, revoked or expired), wrong_environment (a key of the other environment: live or sandbox), error.',
       'outcome',
       API_KEY_OUTCOMES,
     );
     new Gauge({
       name: `${PREFIX}build_info`,
       help: 'Always 1; the labels say which build is running.',
-      labelNames: ['version', 'commit', 'node'] as const,
+      labelNames: ['version', 'commit', 'node', 'environment'] as const,
       registers: [this.registry],
     }).set({ ...build }, 1);
     this.poolGauges(dataSource);

@@ -8,9 +8,10 @@ export type SignInMethod = 'token' | 'basic';
  * What became of a presented region API key: `missing` (no X-API-Key), `malformed` (not a
  * key this service could have issued; turned away without the database), `unknown` (no
  * active key has it: never issued, revoked, or past its revokesAt; telling these apart would
- * cost every refused key a second query), `error` (the lookup failed, e.g. the database).
+ * cost every refused key a second query), `wrong_environment` (a sandbox key sent to live, or a
+ * live key to a sandbox; no database either), `error` (the lookup failed, e.g. the database).
  */
-export type ApiKeyOutcome = 'success' | 'missing' | 'malformed' | 'unknown' | 'error';
+export type ApiKeyOutcome = 'success' | 'missing' | 'malformed' | 'unknown' | 'wrong_environment' | 'error';
 
 /**
  * The security events features count, where they happen. Features depend on this class

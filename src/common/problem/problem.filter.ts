@@ -47,6 +47,18 @@ export function sendProblem(
  * escape); they get the same problem format.
  */
 export function routerErrorHandler(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  answerRouterError(error, request, reply);
+}
+
+/** routerErrorHandler that adds `extraHeaders` (a sandbox's X-API-Environment) to its answers. */
+export function routerErrorHandlerWith(extraHeaders: Record<string, string>): typeof routerErrorHandler {
+  return (error, request, reply) => {
+    reply.headers(extraHeaders);
+    answerRouterError(error, request, reply);
+  };
+}
+
+function answerRouterError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
   applyStandardHeaders(request, reply);
   sendProblem(request, reply, {
     type: problemType('bad-request'),

@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '../../config/app-config';
+import { API_KEY_PREFIXES } from '../auth/api-key-format';
 import { API_KEY_SECURITY_SCHEME, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../auth/security-schemes';
 
 const TITLE = 'Region keys and Galaxy API';
@@ -15,18 +17,56 @@ Limits: a JSON body is at most 64 KiB (413) and nests at most 32 levels (400); a
 arrive whole, headers and body, within a minute by default (408). When the database, or the
 shared rate-limit counters, cannot answer, or a row stays locked past the lock timeout, the
 answer is 503 with \`Retry-After\`: retry then.
+
+Environments: the live API takes region keys that start with \`rk_\`; the sandbox, at its own
+address with its own data, takes \`rk_test_\` keys. Each refuses the other's keys with a 401
+whose detail says which environment the key is for. Every sandbox response carries
+\`X-API-Environment: sandbox\`.
 `.trim();
 
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+const SANDBOX_NOTICE = `
+> **Sandbox.** This is the sandbox, for testing an integration: its data are samples and
+> test data, emptied and seeded again from time to time. It takes only sandbox keys
+> (\`rk_test_…\`) and refuses live ones; its answers carry \`X-API-Environment: sandbox\`.
+`.trim();
+
+/** What the document says about where it is served: the environment and the public base URLs. */
+export type OpenApiSettings = Pick<AppConfig, 'API_ENVIRONMENT' | 'PUBLIC_BASE_URL' | 'SANDBOX_BASE_URL'>;
+
+const LIVE: OpenApiSettings = { API_ENVIRONMENT: 'live' };
+
+/**
+ * This environment's server first, as Swagger UI's "Try it out" calls the first one: its
+ * public base URL when known, else "/" (whichever host served the page); then the other
+ * environment's, when its base URL is set.
+ */
+function serversOf({ API_ENVIRONMENT: environment, PUBLIC_BASE_URL, SANDBOX_BASE_URL }: OpenApiSettings): { url: string; description?: string }[] {
+  const urls = { live: PUBLIC_BASE_URL, sandbox: SANDBOX_BASE_URL };
+  const described = { live: 'Live', sandbox: 'Sandbox (test data, rk_test_ keys)' };
+  const other = environment === 'live' ? 'sandbox' : 'live';
+  const own = urls[environment];
+  if (own === undefined && urls[other] === undefined && environment === 'live') return [{ url: '/' }];
+  const servers = [{ url: own ?? '/', description: described[environment] }];
+  if (urls[other] !== undefined) servers.push({ url: urls[other], description: described[other] });
+  return servers;
+}
+
+export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSettings = LIVE): OpenAPIObject {
+  const sandbox = settings.API_ENVIRONMENT === 'sandbox';
+  const builder = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
-    .setTitle(TITLE)
-    .setDescription(DESCRIPTION)
-    .setVersion('0.7.1')
-    // Relative, so "Try it out" calls whichever host and port served the page.
-    .addServer('/')
+    .setTitle(titleOf(settings))
+    .setDescription(sandbox ? `${SANDBOX_NOTICE}\n\n${DESCRIPTION}` : DESCRIPTION)
+    .setVersion('0.7.1');
+  for (const server of serversOf(settings)) builder.addServer(server.url, server.description);
+  const config = builder
     .addApiKey(
-      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A region API key (rk_…).' },
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-Key',
+        description: sandbox ? `A sandbox region API key (${API_KEY_PREFIXES.sandbox}…).` : `A region API key (${API_KEY_PREFIXES.live}…).`,
+      },
       API_KEY_SECURITY_SCHEME,
     )
     .addBasicAuth(
@@ -58,15 +98,18 @@ function markPublicOperations(document: OpenAPIObject): void {
   }
 }
 
+const titleOf = (settings: OpenApiSettings): string => (settings.API_ENVIRONMENT === 'sandbox' ? `${TITLE} (sandbox)` : TITLE);
+
 /** Swagger UI at /docs, the document at /docs-json and /docs-yaml. */
-export function setupOpenApi(app: NestFastifyApplication): OpenAPIObject {
-  const document = buildOpenApiDocument(app);
+export function setupOpenApi(app: NestFastifyApplication, settings: OpenApiSettings = LIVE): OpenAPIObject {
+  const document = buildOpenApiDocument(app, settings);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',
-    customSiteTitle: TITLE,
+    customSiteTitle: titleOf(settings),
     swaggerOptions: {
-      // The document's only server is "/", so "Try it out" calls whichever host served the page.
+      // The first server is this environment's ("/" when its base URL is not set), so "Try it
+      // out" calls the environment that served the page.
       persistAuthorization: true,
       displayRequestDuration: true,
     },

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
+
+@Injectable()
+export class SandboxRepository {
+  /**
+   * Waits for migrations another instance is running (they hold their lock for the whole run)
+   * and for another reset, then holds both until the transaction ends.
+   */
+  async lockForReset(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1), pg_advisory_xact_lock($2)', [ADVISORY_LOCKS.migrations, ADVISORY_LOCKS.sandboxReset]);
+  }
+
+  /**
+   * Empties every table that holds an entity, in one statement, ids restarted; the
+   * migrations table is no entity's and stays. Taken from the entity metadata, so a table a
+   * feature adds later is emptied too. Waits for the transactions running on those tables
+   * (up to the lock timeout), and holds them off until the reset commits.
+   */
+  async emptyDataTables(manager: EntityManager): Promise<string[]> {
+    const tables = [...new Set(manager.connection.entityMetadatas.map((entity) => entity.tablePath))].sort();
+    const quoted = tables.map((table) => table.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.'));
+    await manager.query(`TRUNCATE ${quoted.join(', ')} RESTART IDENTITY CASCADE`);
+    return tables;
+  }
+}
