@@ -1,5 +1,6 @@
 import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import type { ApiEnvironment } from '../common/auth/api-key-format';
 import type { AppConfig } from '../config/app-config';
 
 /** How user tokens are signed and checked; shared by the issuer and the Bearer strategy. */
@@ -15,6 +16,8 @@ export class JwtSettings {
     readonly ttlSeconds: number,
     readonly issuer: string | undefined,
     readonly audience: string | undefined,
+    /** Sandbox tokens say so (claim `env`), so that a sandbox never signs in a live user by mistake. */
+    readonly environment: ApiEnvironment,
   ) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
@@ -29,6 +32,6 @@ export class JwtSettings {
           'and are not accepted by other instances. Set JWT_SECRET (required in production).',
       );
     }
-    return new JwtSettings(secret, config.JWT_TTL, config.JWT_ISSUER, config.JWT_AUDIENCE);
+    return new JwtSettings(secret, config.JWT_TTL, config.JWT_ISSUER, config.JWT_AUDIENCE, config.API_ENVIRONMENT);
   }
 }

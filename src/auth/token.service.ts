@@ -10,6 +10,8 @@ export interface TokenClaims {
   sub?: unknown;
   iat?: unknown;
   exp?: unknown;
+  /** `sandbox` on a sandbox's tokens; absent on live ones (so tokens issued before it still work). */
+  env?: unknown;
 }
 
 const USER_ID = /^[1-9][0-9]{0,9}$/;
@@ -25,9 +27,9 @@ export class TokenService {
   ) {}
 
   issue(user: AuthenticatedUser): Promise<string> {
-    const { secret, ttlSeconds, issuer, audience } = this.settings;
+    const { secret, ttlSeconds, issuer, audience, environment } = this.settings;
     return this.jwt.signAsync(
-      {},
+      environment === 'sandbox' ? { env: 'sandbox' } : {},
       {
         secret,
         algorithm: JwtSettings.ALGORITHM,
@@ -46,6 +48,9 @@ export class TokenService {
    */
   async userFor(claims: TokenClaims): Promise<AuthenticatedUser | null> {
     if (typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || !USER_ID.test(claims.sub)) return null;
+    // A token of the other environment names a user of another database: never that user here,
+    // even where an operator gave both environments one JWT_SECRET.
+    if ((claims.env === 'sandbox' ? 'sandbox' : 'live') !== this.settings.environment) return null;
     const id = Number(claims.sub);
     if (id > MAX_INTEGER_ID) return null;
     const user = await this.users.findById(id);

@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import type { Response } from 'light-my-request';
 import { generateApiKey } from '../../src/region-keys/api-key-codec';
 import { createKey, newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
+import { newUser } from '../support/users';
 
 /**
  * A live and a sandbox instance side by side, each on its own database (embedded, or with
@@ -17,7 +18,8 @@ let liveRegion: RegionFixture;
 let sandboxRegion: RegionFixture;
 
 beforeAll(async () => {
-  const shared = { CORS_ORIGINS: ORIGIN, PUBLIC_BASE_URL, SANDBOX_BASE_URL };
+  // One JWT_SECRET for both, as a careless operator might set it: tokens must still not cross.
+  const shared = { CORS_ORIGINS: ORIGIN, PUBLIC_BASE_URL, SANDBOX_BASE_URL, JWT_SECRET: 'one-secret-for-both-environments-0123456789' };
   [live, sandbox] = await Promise.all([
     startTestApp(shared),
     // Unset, as an operator's sandbox has it: the sandbox seeds its samples on any database.
@@ -66,6 +68,22 @@ describe('keys say their environment', () => {
       expect(res.statusCode).toBe(401);
       expect(res.json().detail).toBe('Send a valid, active region API key in the X-API-Key header.');
     }
+  });
+});
+
+describe('user tokens say their environment', () => {
+  it('refuses a sandbox token in live and a live token in the sandbox, even with one JWT_SECRET for both', async () => {
+    // Users of both databases with the same id, which a token's `sub` alone would confuse
+    // (the sandbox's samples already have a user).
+    const sandboxUser = await newUser(sandbox);
+    let liveUser = await newUser(live);
+    while (liveUser.id < sandboxUser.id) liveUser = await newUser(live);
+    expect(liveUser.id).toBe(sandboxUser.id);
+    const meWith = (t: TestApp, bearer: string) => t.request({ method: 'GET', url: '/me', headers: { authorization: bearer } });
+    expect((await meWith(live, liveUser.bearer)).statusCode).toBe(200);
+    expect((await meWith(sandbox, sandboxUser.bearer)).statusCode).toBe(200);
+    expect((await meWith(live, sandboxUser.bearer)).statusCode).toBe(401);
+    expect((await meWith(sandbox, liveUser.bearer)).statusCode).toBe(401);
   });
 });
 
