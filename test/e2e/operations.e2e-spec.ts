@@ -8,7 +8,7 @@ import { freePort, startProcess } from '../support/processes';
 import { expectProblem } from '../support/problems';
 import { REDIS_URL, uniqueRedisPrefix } from '../support/redis';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
-import { createTestDatabase, usesPostgresServer } from '../support/test-database';
+import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 
 /**
  * What an operator relies on: liveness and readiness probes (readiness follows the database,
@@ -128,17 +128,25 @@ describe('readiness with Redis', () => {
   });
 });
 
-describe('SIGTERM on the real server', () => {
-  let dataDir: string;
-  beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'rk-ops-'))));
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+describe('the real server', () => {
+  let dir: string;
+  let db: TestDatabase;
+  let port: number;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rk-ops-'));
+    db = await createTestDatabase();
+    port = await freePort();
+  });
+  afterEach(async () => {
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  /** Its own database on the PostgreSQL server, or an embedded one in the test's folder. */
+  const database = (): Record<string, string> => (db.env.DATABASE_URL ? { DATABASE_URL: db.env.DATABASE_URL } : { DATA_DIR: join(dir, 'data') });
 
-  it('answers readiness 503 from the signal on, during SHUTDOWN_DELAY_MS, while serving, then exits 0', async () => {
-    const port = await freePort();
-    const db = await createTestDatabase();
-    const database: Record<string, string> = db.env.DATABASE_URL ? { DATABASE_URL: db.env.DATABASE_URL } : { DATA_DIR: dataDir };
+  it('answers readiness 503 from SIGTERM on, during SHUTDOWN_DELAY_MS, while serving, then exits 0', async () => {
     const server = startProcess('dist/src/main.js', [], {
-      ...database,
+      ...database(),
       PORT: String(port),
       HOST: '127.0.0.1',
       NODE_ENV: 'test',
@@ -161,25 +169,13 @@ describe('SIGTERM on the real server', () => {
       expect(await server.exited).toBe(0);
     } finally {
       server.child.kill('SIGKILL');
-      await db.drop();
     }
   });
-});
 
-describe('a .env file in the working directory', () => {
-  let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'rk-dotenv-'))));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('configures the real server started there, and the environment wins over it', async () => {
-    const port = await freePort();
-    const db = await createTestDatabase();
-    const database = db.env.DATABASE_URL ? `DATABASE_URL=${db.env.DATABASE_URL}` : `DATA_DIR=${join(dir, 'data')}`;
+  it('reads a .env file in its working directory, and the environment wins over it', async () => {
     const key = 'operator-chosen-initial-key-from-dotenv-0123456789';
-    writeFileSync(
-      join(dir, '.env'),
-      [`PORT=${port}`, 'HOST=127.0.0.1', 'NODE_ENV=test', 'LOG_LEVEL=info', database, `INITIAL_REGION_API_KEY=${key}`, 'INITIAL_REGION_NAME="From the file"'].join('\n'),
-    );
+    const settings = { PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test', LOG_LEVEL: 'info', ...database(), INITIAL_REGION_API_KEY: key, INITIAL_REGION_NAME: '"From the file"' };
+    writeFileSync(join(dir, '.env'), Object.entries(settings).map(([name, value]) => `${name}=${value}`).join('\n'));
     const server = startProcess(join(process.cwd(), 'dist/src/main.js'), [], { INITIAL_REGION_NAME: 'From the environment' }, { cwd: dir });
     try {
       await server.waitFor(/Serving on/);
@@ -189,7 +185,6 @@ describe('a .env file in the working directory', () => {
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
-      await db.drop();
     }
   });
 });
