@@ -1,17 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from '../support/test-app';
-import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
+import { createPersistentTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 import { newUser } from '../support/users';
-
-/** A database that outlives one app, so a second start can be checked. */
-async function persistentDatabase(): Promise<TestDatabase> {
-  if (usesPostgresServer()) return createTestDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'galaxy-samples-'));
-  return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 async function listPlanets(t: TestApp) {
   const res = await t.request({ method: 'GET', url: '/planets?limit=100' });
@@ -23,7 +13,7 @@ let database: TestDatabase;
 let t: TestApp | undefined;
 
 beforeEach(async () => {
-  database = await persistentDatabase();
+  database = await createPersistentTestDatabase();
 });
 afterEach(async () => {
   await t?.close();

@@ -1,10 +1,7 @@
 import { jest } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runProcess } from '../support/processes';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
-import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
+import { createPersistentTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 import { newUser } from '../support/users';
 
 /**
@@ -17,17 +14,10 @@ jest.setTimeout(120_000);
 const CLI = 'dist/src/cli.js';
 const SAMPLES = ['Mars', 'Earth', 'Jupiter', 'Neptune', 'Pluto', 'HD 40307g'];
 
-/** A database that outlives one app: a directory for the embedded one. */
-async function persistentDatabase(): Promise<TestDatabase> {
-  if (usesPostgresServer()) return createTestDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'rk-sandbox-'));
-  return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
 let database: TestDatabase;
 let t: TestApp | undefined;
 beforeEach(async () => {
-  database = await persistentDatabase();
+  database = await createPersistentTestDatabase();
 });
 afterEach(async () => {
   await t?.close();

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 
 /**
@@ -24,6 +27,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     env: { DATABASE_URL: url.toString() },
     drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
+}
+
+/**
+ * A database that outlives one app, for tests that stop and start apps on the same data:
+ * a directory for the embedded database (memory:// would die with its app), or a database
+ * of its own on the server.
+ */
+export async function createPersistentTestDatabase(): Promise<TestDatabase> {
+  if (usesPostgresServer()) return createTestDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'rk-persistent-'));
+  return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 async function adminQuery(serverUrl: string, sql: string): Promise<void> {
