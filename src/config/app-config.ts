@@ -412,7 +412,7 @@ export class AppConfig {
   @IsString()
   METRICS_HOST?: string;
 
-  /** The commit the build was made from, shown in the build_info metric; set by the image build. */
+  /** The commit being run, shown in the build_info metric; set by whoever deploys it. */
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^[\x21-\x7e]{1,64}$/, { message: 'GIT_COMMIT must be at most 64 printable characters without spaces' })
