@@ -305,7 +305,7 @@ describe('the events table', () => {
   });
 
   it('records operator changes without a client address or request id', async () => {
-    await t.app.get(RegionKeysService).createKey(region.regionId, 'from the CLI', { actor: { type: 'operator' }, clientAddress: null, requestId: null });
+    await t.app.get(RegionKeysService).createKey(region.regionId, { description: 'from the CLI' }, { actor: { type: 'operator' }, clientAddress: null, requestId: null });
     const [latest] = (await events(region.key, '?limit=1')).data;
     expect(latest).toMatchObject({ type: 'api_key.created', actor: { type: 'operator' }, clientAddress: null, requestId: null });
   });
