@@ -13,22 +13,30 @@ import { MetricsModule } from './common/metrics/metrics.module';
 import { AppConfig, loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { parseCidr } from './region-keys/address-allowlist';
 import { generateApiKey } from './region-keys/api-key-codec';
+import { type Permission, PERMISSIONS } from './region-keys/permissions';
 import { RegionKeysModule } from './region-keys/region-keys.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { SandboxService } from './sandbox/sandbox.service';
 import { RegionEventDto } from './region-keys/dto/region-event.dto';
+import type { ApiKeyRecord } from './region-keys/region-keys.repository';
 import { OPERATOR, RegionKeysService } from './region-keys/region-keys.service';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
 Commands:
-  region create --name <name> [--description <text>] [--json]
-      Create a region and its first API key; prints the key (shown only once).
+  region create --name <name> [--description <text>] [--allow-cidr <cidr>]... [--json]
+      Create a region and its first API key (it holds every permission); prints
+      the key (shown only once).
   region list [--json]
       List regions.
-  key create --region <id> [--description <text>] [--json]
+  key create --region <id> [--description <text>] [--permission <p>]...
+             [--allow-cidr <cidr>]... [--json]
       Create an API key for a region (e.g. one that has lost its keys).
+      --permission: region:read or keys:write, repeatable (default: both).
+      --allow-cidr: an IPv4 or IPv6 CIDR the key may be used from, repeatable
+      (default: any address).
   key generate [--json]
       Print a new key in the generated format of the configured API_ENVIRONMENT
       (rk_ live, rk_test_ sandbox), stored nowhere: a value for
@@ -66,6 +74,8 @@ function parseArguments(argv: string[]) {
         name: { type: 'string' },
         description: { type: 'string' },
         region: { type: 'string' },
+        permission: { type: 'string', multiple: true },
+        'allow-cidr': { type: 'string', multiple: true },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -128,13 +138,47 @@ function requireRegionId(value: string | undefined): string {
   return regionId;
 }
 
+function optionalPermissions(values: string[] | undefined): Permission[] | undefined {
+  if (values === undefined) return undefined;
+  const unknown = values.find((value) => !(PERMISSIONS as readonly string[]).includes(value));
+  if (unknown !== undefined) throw new UsageError(`--permission must be one of ${PERMISSIONS.join(', ')}; got ${JSON.stringify(unknown)}`);
+  return values as Permission[];
+}
+
+/** Each --allow-cidr in canonical form; none given: null, any address. */
+function optionalCidrs(values: string[] | undefined): string[] | null {
+  if (values === undefined) return null;
+  return values.map((value) => {
+    const parsed = parseCidr(value.trim());
+    if ('error' in parsed) throw new UsageError(`--allow-cidr ${JSON.stringify(value)} ${parsed.error}`);
+    return parsed.cidr;
+  });
+}
+
+const keyOutput = (apiKey: ApiKeyRecord, key: string) => ({
+  id: apiKey.id,
+  key,
+  tokenPreview: apiKey.tokenPreview,
+  description: apiKey.description,
+  permissions: apiKey.permissions,
+  allowedCidrs: apiKey.allowedCidrs,
+});
+
+const grantLines = (apiKey: ApiKeyRecord) => [
+  `Permissions: ${apiKey.permissions.join(', ')}`,
+  `Allowed from: ${apiKey.allowedCidrs ? apiKey.allowedCidrs.join(', ') : 'any address'}`,
+];
+
 const EVENTS_PER_QUERY = 100;
 
 function describeEvent(event: RegionEventDto): string {
   const actor = event.actor.type === 'api_key' ? `key ${event.actor.tokenPreview} (${event.actor.apiKeyId})` : 'operator';
   const stops = event.apiKey.revokesAt ? ` stops ${event.apiKey.revokesAt}` : '';
+  const grant = event.apiKey.permissions
+    ? ` grants ${event.apiKey.permissions.join(',')} from ${event.apiKey.allowedCidrs?.join(',') ?? 'any address'}`
+    : '';
   const from = event.clientAddress ? ` from ${event.clientAddress} request ${event.requestId}` : '';
-  return `${event.occurredAt}  ${event.type.padEnd(15)}  key ${event.apiKey.tokenPreview} (${event.apiKey.id})${stops}  by ${actor}${from}`;
+  return `${event.occurredAt}  ${event.type.padEnd(15)}  key ${event.apiKey.tokenPreview} (${event.apiKey.id})${stops}${grant}  by ${actor}${from}`;
 }
 
 /** A command of the region keys, the module every command has. */
@@ -142,22 +186,28 @@ const regionKeys = (run: (service: RegionKeysService) => Promise<Output>): Comma
   execute: (context) => run(context.get(RegionKeysService)),
 });
 
-function parseCommand(command: string, values: { name?: string; description?: string; region?: string }): Command {
+type CommandValues = { name?: string; description?: string; region?: string; permission?: string[]; 'allow-cidr'?: string[] };
+
+function parseCommand(command: string, values: CommandValues): Command {
   switch (command) {
     case 'region create': {
       const name = requireText(values.name, 'name', 100);
       const description = optionalDescription(values.description);
+      // The first key always manages the region (the last-key rule keeps one that does).
+      if (values.permission !== undefined) throw new UsageError("--permission is for `key create`; a region's first key holds every permission");
+      const allowedCidrs = optionalCidrs(values['allow-cidr']);
       return regionKeys(async (service) => {
-        const { region, apiKey, key } = await service.createRegion(name, description);
+        const { region, apiKey, key } = await service.createRegion(name, description, allowedCidrs);
         return {
           value: {
             region: { id: region.id, name: region.name },
-            apiKey: { id: apiKey.id, key, tokenPreview: apiKey.tokenPreview, description: apiKey.description },
+            apiKey: keyOutput(apiKey, key),
           },
           lines: [
             `Region:    ${region.name} (${region.id})`,
             `Key id:    ${apiKey.id}`,
             `X-API-Key: ${key}`,
+            ...grantLines(apiKey),
             'The key is shown only now. Store it safely.',
           ],
         };
@@ -166,11 +216,13 @@ function parseCommand(command: string, values: { name?: string; description?: st
     case 'key create': {
       const regionId = requireRegionId(values.region);
       const description = optionalDescription(values.description);
+      const permissions = optionalPermissions(values.permission);
+      const allowedCidrs = optionalCidrs(values['allow-cidr']);
       return regionKeys(async (service) => {
-        const { apiKey, key } = await service.createKey(regionId, description, OPERATOR);
+        const { apiKey, key } = await service.createKey(regionId, { description, permissions, allowedCidrs }, OPERATOR);
         return {
-          value: { apiKey: { id: apiKey.id, key, tokenPreview: apiKey.tokenPreview, description: apiKey.description } },
-          lines: [`Key id:    ${apiKey.id}`, `X-API-Key: ${key}`, 'The key is shown only now. Store it safely.'],
+          value: { apiKey: keyOutput(apiKey, key) },
+          lines: [`Key id:    ${apiKey.id}`, `X-API-Key: ${key}`, ...grantLines(apiKey), 'The key is shown only now. Store it safely.'],
         };
       });
     }

@@ -5,7 +5,7 @@ import { Strategy } from 'passport-custom';
 import { SecurityCounters } from '../common/metrics/security-counters';
 import { AppConfig } from '../config/app-config';
 import { generatedKeyEnvironment, isWellFormedApiKey } from './api-key-codec';
-import { InvalidApiKeyError, WrongEnvironmentApiKeyError } from './region-keys.errors';
+import { AddressNotAllowedError, InvalidApiKeyError, WrongEnvironmentApiKeyError } from './region-keys.errors';
 import { RegionKeysService, RegionPrincipal } from './region-keys.service';
 
 const API_KEY_STRATEGY = 'region-api-key';
@@ -30,9 +30,10 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY)
     }
     let principal: RegionPrincipal | null;
     try {
-      principal = await this.regionKeys.authenticate(presented);
+      // request.ip is the client address as the TRUST_PROXY settings resolve it.
+      principal = await this.regionKeys.authenticate(presented, request.ip);
     } catch (err) {
-      this.counters.apiKeyAuthenticated('error');
+      this.counters.apiKeyAuthenticated(err instanceof AddressNotAllowedError ? 'address_not_allowed' : 'error');
       throw err;
     }
     // authenticate turns malformed keys and the other environment's away too, without the

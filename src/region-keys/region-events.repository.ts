@@ -7,11 +7,15 @@ export type RegionEventType = (typeof REGION_EVENT_TYPES)[number];
 /** Who made a change: a region API key (over HTTP), or an operator (CLI, first start). */
 export type EventActor = { type: 'api_key'; apiKeyId: string; tokenPreview: string } | { type: 'operator' };
 
-/** The key a change acted on; `revokesAt` only on `api_key.rolled`, when the old key stops. */
+/**
+ * The key a change acted on; `revokesAt` only on `api_key.rolled`, when the old key stops;
+ * `grant` on the events that create or roll a key: what it may do, and from where.
+ */
 export interface EventApiKey {
   id: string;
   tokenPreview: string;
   revokesAt?: Date;
+  grant?: { permissions: string[]; allowedCidrs: string[] | null };
 }
 
 export interface RegionEventRecord {
@@ -45,11 +49,13 @@ interface RegionEventRow {
   apiKeyId: string;
   apiKeyTokenPreview: string;
   apiKeyRevokesAt: Date | null;
+  apiKeyPermissions: string[] | null;
+  apiKeyAllowedCidrs: string[] | null;
   clientAddress: string | null;
   requestId: string | null;
 }
 
-const COLUMNS = 12;
+const COLUMNS = 14;
 
 /**
  * The region's audit trail (region_events): rows are only inserted, in the transaction of
@@ -74,12 +80,14 @@ export class RegionEventsRepository {
       event.apiKey.id,
       event.apiKey.tokenPreview,
       event.apiKey.revokesAt ?? null,
+      event.apiKey.grant?.permissions ?? null,
+      event.apiKey.grant?.allowedCidrs ?? null,
       event.clientAddress,
       event.requestId,
     ]);
     await manager.query(
       `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, actor_api_key_id, actor_token_preview,
-         api_key_id, api_key_token_preview, api_key_revokes_at, client_address, request_id)
+         api_key_id, api_key_token_preview, api_key_revokes_at, api_key_permissions, api_key_allowed_cidrs, client_address, request_id)
        VALUES ${placeholders.join(', ')}`,
       values,
     );
@@ -102,7 +110,8 @@ export class RegionEventsRepository {
     const rows: RegionEventRow[] = await this.dataSource.query(
       `SELECT id, seq, type, occurred_at AS "occurredAt", actor_type AS "actorType", actor_api_key_id AS "actorApiKeyId",
               actor_token_preview AS "actorTokenPreview", api_key_id AS "apiKeyId", api_key_token_preview AS "apiKeyTokenPreview",
-              api_key_revokes_at AS "apiKeyRevokesAt", client_address AS "clientAddress", request_id AS "requestId"
+              api_key_revokes_at AS "apiKeyRevokesAt", api_key_permissions AS "apiKeyPermissions",
+              api_key_allowed_cidrs AS "apiKeyAllowedCidrs", client_address AS "clientAddress", request_id AS "requestId"
          FROM region_events
         WHERE region_id = $1 ${after ? 'AND (occurred_at, seq) < ($3, $4)' : ''}
         ORDER BY occurred_at DESC, seq DESC
@@ -122,6 +131,7 @@ export class RegionEventsRepository {
         id: row.apiKeyId,
         tokenPreview: row.apiKeyTokenPreview,
         ...(row.apiKeyRevokesAt ? { revokesAt: row.apiKeyRevokesAt } : {}),
+        ...(row.apiKeyPermissions ? { grant: { permissions: row.apiKeyPermissions, allowedCidrs: row.apiKeyAllowedCidrs } } : {}),
       },
       clientAddress: row.clientAddress,
       requestId: row.requestId,

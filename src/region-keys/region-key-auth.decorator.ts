@@ -1,28 +1,78 @@
 import type { FastifyRequest } from 'fastify';
-import { applyDecorators, CanActivate, createParamDecorator, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  Logger,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { authenticateWith } from '../common/auth/authenticate-with';
-import { ApiSecurity } from '@nestjs/swagger';
+import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
+import { ForbiddenError } from '../common/problem/problem';
 import { declareAuthPolicy } from '../common/auth/auth-policy';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { ApiKeyStrategy } from './api-key.strategy';
-import { InvalidApiKeyError } from './region-keys.errors';
+import type { Permission } from './permissions';
+import { InvalidApiKeyError, missingPermission } from './region-keys.errors';
 import type { ChangeOrigin, RegionPrincipal } from './region-keys.service';
 import { API_KEY_SECURITY_SCHEME } from '../common/auth/security-schemes';
 
+const REQUIRED_PERMISSION = 'regionKeyPermission';
 
+/**
+ * Authenticates the key, then checks the permission the route declares with
+ * @RequiresPermission. Deny by default here too: a region-key route that declares no
+ * permission is refused, so a forgotten decorator closes the route instead of opening it
+ * to every key.
+ */
 @Injectable()
 export class ApiKeyAuthGuard implements CanActivate {
-  constructor(private readonly strategy: ApiKeyStrategy) {}
+  private readonly logger = new Logger(ApiKeyAuthGuard.name);
+
+  constructor(
+    private readonly strategy: ApiKeyStrategy,
+    private readonly reflector: Reflector,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    const required = this.reflector.get<Permission | undefined>(REQUIRED_PERMISSION, context.getHandler());
+    if (!required) {
+      this.logger.error(`${context.getClass().name}.${context.getHandler().name} declares no region key permission; refused`);
+      throw new ForbiddenError('This route is not available.');
+    }
     const http = context.switchToHttp();
     const request = http.getRequest<{ user?: RegionPrincipal }>();
     const principal = await authenticateWith<RegionPrincipal>([this.strategy], request, http.getResponse());
     if (!principal) throw new InvalidApiKeyError();
+    if (!principal.permissions.includes(required)) throw missingPermission(required);
     request.user = principal;
     return true;
   }
 }
+
+/**
+ * The permission a region-key route needs (one per route, next to @RegionKeyAuth on the
+ * controller). Shown in the OpenAPI document as `x-required-permission` and a 403.
+ */
+export const RequiresPermission = (permission: Permission) =>
+  applyDecorators(
+    SetMetadata(REQUIRED_PERMISSION, permission),
+    ApiExtension('x-required-permission', permission),
+    ApiProblems({
+      status: 403,
+      slug: 'insufficient-permission',
+      description:
+        `The key does not hold the ${permission} permission (\`insufficient-permission\`), or is used from an address ` +
+        'outside its allowedCidrs (`https://errors.example/address-not-allowed`).',
+    }),
+  );
+
+/** The permission a route declares with @RequiresPermission (for the route-policy table). */
+export const requiredPermissionOf = (handler: object): Permission | undefined => Reflect.getMetadata(REQUIRED_PERMISSION, handler);
 
 /** The route requires a region API key (X-API-Key); the caller acts for that key's region. */
 export const RegionKeyAuth = () =>

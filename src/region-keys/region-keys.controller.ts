@@ -7,7 +7,7 @@ import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { RegionDto } from './dto/region.dto';
 import { ListRegionEventsQueryDto, RegionEventPageDto } from './dto/region-event.dto';
 import { DEFAULT_REVOKE_OLD_AFTER_SECONDS, RollApiKeyDto } from './dto/roll-api-key.dto';
-import { ChangeOriginOf, CurrentRegion, RegionKeyAuth } from './region-key-auth.decorator';
+import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from './region-key-auth.decorator';
 import { type ChangeOrigin, RegionKeysService, type RegionPrincipal } from './region-keys.service';
 
 const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: 'The key\'s id (from GET /auth/regions/me).' } as const;
@@ -19,6 +19,7 @@ export class RegionKeysController {
   constructor(private readonly regionKeys: RegionKeysService) {}
 
   @Get('regions/me')
+  @RequiresPermission('region:read')
   @ApiOperation({ summary: 'Get your region', description: 'The region of the API key that authenticates the request, with its active keys (oldest first).' })
   @ApiOkResponse({ type: RegionDto })
   getMyRegion(@CurrentRegion() caller: RegionPrincipal): RegionDto {
@@ -27,16 +28,19 @@ export class RegionKeysController {
   }
 
   @Post('region/api-keys')
+  @RequiresPermission('keys:write')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Create an API key',
     description:
       'Creates a key for your region. The response is the only time the full key (`key`) is shown. ' +
+      'The new key holds the permissions asked for (by default those of the key making the request; never more) and may ' +
+      'be limited to `allowedCidrs` (by default any address). ' +
       'To rotate a key, roll it instead (POST /auth/region/api-keys/{id}/roll).',
   })
   @ApiBody({ type: CreateApiKeyDto, required: false })
   @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The new key, with its secret (shown once).' })
-  @ApiProblems(400, 413, 415, {
+  @ApiProblems({ status: 400, description: 'Invalid or unknown fields: an empty or unknown permission, an invalid CIDR.' }, 413, 415, {
     status: 409,
     slug: 'api-key-limit',
     description: 'The region already holds the maximum number of active keys.',
@@ -46,17 +50,18 @@ export class RegionKeysController {
     @ChangeOriginOf() origin: ChangeOrigin,
     @Body() body: CreateApiKeyDto = {},
   ): Promise<CreatedApiKeyDto> {
-    const { apiKey, key } = await this.regionKeys.createKey(caller.regionId, body.description ?? null, origin);
+    const { apiKey, key } = await this.regionKeys.createKey(caller.regionId, body, origin, caller.permissions);
     return CreatedApiKeyDto.fromIssued(apiKey, key);
   }
 
   @Delete('region/api-keys/:id')
+  @RequiresPermission('keys:write')
   @HttpCode(204)
   @ApiOperation({
     summary: 'Delete (revoke) an API key',
     description:
-      'Revokes a key of your region at once. A region keeps at least one key that is not scheduled for revocation: ' +
-      'deleting the last such key is refused. A key may delete itself.',
+      'Revokes a key of your region at once. A region keeps at least one key that holds `keys:write` and is not ' +
+      'scheduled for revocation: deleting the last such key is refused. A key may delete itself.',
   })
   @ApiParam(KEY_ID_PARAM)
   @ApiNoContentResponse({ description: 'Revoked.' })
@@ -68,7 +73,9 @@ export class RegionKeysController {
     {
       status: 409,
       slug: 'last-api-key',
-      description: 'This is the region\'s only key that is not scheduled for revocation (the others, if any, are about to stop).',
+      description:
+        'This is the region\'s only key that holds keys:write and is not scheduled for revocation (the others, if any, ' +
+        'are about to stop or cannot manage keys).',
     },
   )
   async revokeKey(@CurrentRegion() caller: RegionPrincipal, @ChangeOriginOf() origin: ChangeOrigin, @UuidParam('id') id: string): Promise<void> {
@@ -76,6 +83,7 @@ export class RegionKeysController {
   }
 
   @Post('region/api-keys/:id/roll')
+  @RequiresPermission('keys:write')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Roll an API key',
@@ -83,13 +91,16 @@ export class RegionKeysController {
       'The recommended way to rotate a key: creates a new key (its full `key` is shown only in this response) and ' +
       'schedules the old key to stop after `revokeOldAfterSeconds` (a day by default; 0 revokes it at once). ' +
       'Until then both keys work, so the new key can be deployed without downtime. The new key keeps the old ' +
-      'key\'s description unless another is given. The region\'s key limit counts the new key.',
+      'key\'s description and `allowedCidrs` unless others are given (null: any address); its `permissions` are those ' +
+      'asked for, by default those of the key making the request (never more). The region\'s key limit counts the new ' +
+      'key. Rolling the region\'s last permanent key holding `keys:write` into a key without it is refused ' +
+      '(`https://errors.example/last-api-key`).',
   })
   @ApiParam({ ...KEY_ID_PARAM, description: 'The id of the key to replace (from GET /auth/regions/me).' })
   @ApiBody({ type: RollApiKeyDto, required: false })
   @ApiCreatedResponse({ type: RolledApiKeyDto, description: 'The new key, with its secret (shown once), and when the old key stops.' })
   @ApiProblems(
-    { status: 400, description: 'The id is not a UUID, or the body has invalid or unknown fields.' },
+    { status: 400, description: 'The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).' },
     413,
     415,
     { status: 404, description: 'No active key with this id in your region.' },
@@ -98,7 +109,8 @@ export class RegionKeysController {
       slug: 'api-key-already-rolled',
       description:
         'The key was already rolled (it is scheduled to stop; roll its replacement instead), or the region already ' +
-        'holds the maximum number of active keys (`https://errors.example/api-key-limit`).',
+        'holds the maximum number of active keys (`https://errors.example/api-key-limit`), or the new key would leave the ' +
+        'region without a permanent key holding keys:write (`https://errors.example/last-api-key`).',
     },
   )
   async rollKey(
@@ -110,13 +122,20 @@ export class RegionKeysController {
     const rolled = await this.regionKeys.rollKey(
       caller.regionId,
       id,
-      { description: body.description, revokeOldAfterSeconds: body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS },
+      {
+        description: body.description,
+        permissions: body.permissions,
+        allowedCidrs: body.allowedCidrs,
+        revokeOldAfterSeconds: body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS,
+      },
       origin,
+      caller.permissions,
     );
     return RolledApiKeyDto.fromRolled(rolled);
   }
 
   @Get('region/events')
+  @RequiresPermission('region:read')
   @ApiOperation({
     summary: 'List your region\'s events',
     description:

@@ -1,5 +1,6 @@
 import type { ApiEnvironment } from './api-key-codec';
-import { ConflictError, NotFoundError, UnauthenticatedError } from '../common/problem/problem';
+import { ConflictError, DomainError, NotFoundError, UnauthenticatedError } from '../common/problem/problem';
+import type { Permission } from './permissions';
 
 export const API_KEY_CHALLENGE = 'ApiKey header="X-API-Key"';
 
@@ -27,9 +28,9 @@ export class LastApiKeyError extends ConflictError {
   constructor() {
     super(
       'last-api-key',
-      'Cannot delete the last API key',
-      'A region must keep at least one active API key that is not scheduled for revocation. ' +
-        'Create another key (or roll this one) first, then delete this one.',
+      'Cannot remove the last managing API key',
+      'A region must keep at least one active API key that holds keys:write and is not scheduled for revocation. ' +
+        'Create another such key (or roll this one into one) first.',
     );
   }
 }
@@ -63,5 +64,33 @@ export class ApiKeyAlreadyRolledError extends ConflictError {
       'API key already rolled',
       `This key was already rolled; it stops working at ${revokesAt.toISOString()}. Roll the key that replaced it instead.`,
     );
+  }
+}
+
+/** The key authenticated, but lacks the permission the route needs, or asked to grant one it lacks. */
+export class InsufficientPermissionError extends DomainError {
+  readonly status = 403;
+  readonly slug = 'insufficient-permission';
+  readonly title = 'Insufficient permission';
+}
+
+export const missingPermission = (permission: Permission) =>
+  new InsufficientPermissionError(`This API key does not hold the ${permission} permission, which this request needs.`);
+
+export const ungrantablePermissions = (permissions: Permission[]) =>
+  new InsufficientPermissionError(
+    `A key can grant only permissions it holds itself; this one does not hold ${permissions.join(', ')}.`,
+  );
+
+/**
+ * A valid key sent from an address outside its allowlist. Refused like a failed
+ * authentication, and saying no more than that: the allowlist is not shown.
+ */
+export class AddressNotAllowedError extends DomainError {
+  readonly status = 403;
+  readonly slug = 'address-not-allowed';
+  readonly title = 'Address not allowed';
+  constructor() {
+    super('This API key may not be used from your address.');
   }
 }

@@ -3,9 +3,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { ApiKey } from './entities/api-key.entity';
 import { Region } from './entities/region.entity';
+import { MANAGE_KEYS, type Permission } from './permissions';
 
 /** A key as its region's holders see it (never its hash). */
-export type ApiKeyRecord = Pick<ApiKey, 'id' | 'description' | 'tokenPreview' | 'createdAt' | 'updatedAt' | 'lastUsedAt' | 'revokesAt'>;
+export type ApiKeyRecord = Pick<
+  ApiKey,
+  'id' | 'description' | 'tokenPreview' | 'createdAt' | 'updatedAt' | 'lastUsedAt' | 'revokesAt' | 'permissions' | 'allowedCidrs'
+>;
 
 export type RegionRecord = Pick<Region, 'id' | 'name' | 'createdAt' | 'updatedAt'>;
 
@@ -14,15 +18,17 @@ export interface KeyWithRegion {
   apiKeyId: string;
   tokenPreview: string;
   lastUsedAt: Date | null;
+  permissions: Permission[];
+  allowedCidrs: string[] | null;
   region: RegionRecord;
   /** Oldest first; the key itself is among them. */
   apiKeys: ApiKeyRecord[];
 }
 
-export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description'>;
+export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description' | 'permissions' | 'allowedCidrs'>;
 
 const API_KEY_COLUMNS = `id, description, token_preview AS "tokenPreview", created_at AS "createdAt", updated_at AS "updatedAt",
-  last_used_at AS "lastUsedAt", revokes_at AS "revokesAt"`;
+  last_used_at AS "lastUsedAt", revokes_at AS "revokesAt", permissions, allowed_cidrs AS "allowedCidrs"`;
 
 /**
  * A key that authenticates at the time given as parameter `at`: not revoked, and not past
@@ -35,14 +41,17 @@ const activeAt = (alias: string, at: string) =>
 // The presented key by its hash (unique index), its region (primary key) and the region's
 // active keys (partial index on region_id, created_at): one round trip, every row one key
 // of the region. An inner join is enough: the presented key is one of the active keys.
-// A key past its revokesAt is refused and no longer listed, by this same query.
+// A key past its revokesAt is refused and no longer listed, by this same query. The
+// presented key's permissions and allowlist come with it, so checking them costs no query.
 const KEY_WITH_REGION = `
   SELECT presented.id AS "presentedId", presented.token_preview AS "presentedTokenPreview",
-         presented.last_used_at AS "presentedLastUsedAt",
+         presented.last_used_at AS "presentedLastUsedAt", presented.permissions AS "presentedPermissions",
+         presented.allowed_cidrs AS "presentedAllowedCidrs",
          region.id AS "regionId", region.name AS "regionName", region.created_at AS "regionCreatedAt",
          region.updated_at AS "regionUpdatedAt",
          key.id, key.description, key.token_preview AS "tokenPreview", key.created_at AS "createdAt",
-         key.updated_at AS "updatedAt", key.last_used_at AS "lastUsedAt", key.revokes_at AS "revokesAt"
+         key.updated_at AS "updatedAt", key.last_used_at AS "lastUsedAt", key.revokes_at AS "revokesAt",
+         key.permissions, key.allowed_cidrs AS "allowedCidrs"
     FROM api_keys presented
     JOIN regions region ON region.id = presented.region_id
     JOIN api_keys key ON key.region_id = presented.region_id AND ${activeAt('key', '$2')}
@@ -53,6 +62,8 @@ interface KeyWithRegionRow extends ApiKeyRecord {
   presentedId: string;
   presentedTokenPreview: string;
   presentedLastUsedAt: Date | null;
+  presentedPermissions: Permission[];
+  presentedAllowedCidrs: string[] | null;
   regionId: string;
   regionName: string;
   regionCreatedAt: Date;
@@ -78,8 +89,10 @@ export class RegionKeysRepository {
       apiKeyId: first.presentedId,
       tokenPreview: first.presentedTokenPreview,
       lastUsedAt: first.presentedLastUsedAt,
+      permissions: first.presentedPermissions,
+      allowedCidrs: first.presentedAllowedCidrs,
       region: { id: first.regionId, name: first.regionName, createdAt: first.regionCreatedAt, updatedAt: first.regionUpdatedAt },
-      apiKeys: rows.map(({ id, description, tokenPreview, createdAt, updatedAt, lastUsedAt, revokesAt }) => ({
+      apiKeys: rows.map(({ id, description, tokenPreview, createdAt, updatedAt, lastUsedAt, revokesAt, permissions, allowedCidrs }) => ({
         id,
         description,
         tokenPreview,
@@ -87,6 +100,8 @@ export class RegionKeysRepository {
         updatedAt,
         lastUsedAt,
         revokesAt,
+        permissions,
+        allowedCidrs,
       })),
     };
   }
@@ -150,11 +165,12 @@ export class RegionKeysRepository {
     return count;
   }
 
-  /** Keys that will keep working: not revoked and not scheduled to be. */
-  async countPermanentKeys(manager: EntityManager, regionId: string): Promise<number> {
+  /** Keys that will keep working (not revoked and not scheduled to be) and may manage the region's keys. */
+  async countPermanentManagers(manager: EntityManager, regionId: string): Promise<number> {
     const [{ count }]: [{ count: number }] = await manager.query(
-      'SELECT count(*)::int AS count FROM api_keys WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL',
-      [regionId],
+      `SELECT count(*)::int AS count FROM api_keys
+        WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL AND $2 = ANY(permissions)`,
+      [regionId, MANAGE_KEYS],
     );
     return count;
   }
@@ -186,9 +202,10 @@ export class RegionKeysRepository {
 
   async insertKey(manager: EntityManager, key: NewApiKey): Promise<ApiKeyRecord> {
     const [row]: [ApiKeyRecord] = await manager.query(
-      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions, allowed_cidrs)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
        RETURNING ${API_KEY_COLUMNS}`,
-      [key.id, key.regionId, key.tokenHash, key.tokenPreview, key.description],
+      [key.id, key.regionId, key.tokenHash, key.tokenPreview, key.description, key.permissions, key.allowedCidrs],
     );
     return row;
   }

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock/clock';
 import { AppConfig } from '../config/app-config';
 import { RowLockGate } from '../database/row-lock-gate';
+import { allowlistOf } from './address-allowlist';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
 import { decodeEventCursor, encodeEventCursor, invalidEventCursor } from './event-cursor';
@@ -14,7 +15,16 @@ import {
   type RegionEventRecord,
   type RegionEventType,
 } from './region-events.repository';
-import { ApiKeyAlreadyRolledError, ApiKeyLimitError, ApiKeyNotFoundError, LastApiKeyError, RegionNotFoundError } from './region-keys.errors';
+import { MANAGE_KEYS, normalisePermissions, type Permission, PERMISSIONS } from './permissions';
+import {
+  AddressNotAllowedError,
+  ApiKeyAlreadyRolledError,
+  ApiKeyLimitError,
+  ApiKeyNotFoundError,
+  LastApiKeyError,
+  RegionNotFoundError,
+  ungrantablePermissions,
+} from './region-keys.errors';
 import { type ApiKeyRecord, type KeyWithRegion, RegionKeysRepository, type RegionRecord } from './region-keys.repository';
 
 export interface RegionWithKeys {
@@ -29,11 +39,24 @@ export interface RegionPrincipal {
   apiKeyId: string;
   /** The accepted key's preview, to name it as the actor of the changes it makes. */
   tokenPreview: string;
+  /** What the accepted key may do. */
+  permissions: Permission[];
   /**
    * The caller's region with its active keys, read by the same query that accepted the
    * key (as of that moment, for this request only: nothing outlives the request).
    */
   region: RegionWithKeys;
+}
+
+/**
+ * What a new key may do and from where. Absent permissions: those of whoever grants them
+ * (an operator grants all). Absent allowedCidrs: any address on create, the old key's on
+ * a roll; CIDRs come validated and in canonical form (see parseCidr).
+ */
+export interface KeyGrantRequest {
+  description?: string | null;
+  permissions?: Permission[];
+  allowedCidrs?: string[] | null;
 }
 
 /** A key just created: the row, and the secret that exists only in this one response. */
@@ -83,35 +106,43 @@ export class RegionKeysService {
    * database. One query finds the key and reads its region with the region's keys. No
    * result is cached, so a revoked key stops working at once everywhere.
    */
-  async authenticate(presentedKey: string): Promise<RegionPrincipal | null> {
+  async authenticate(presentedKey: string, clientAddress: string): Promise<RegionPrincipal | null> {
     if (!isWellFormedApiKey(presentedKey, this.config.API_ENVIRONMENT)) return null;
     const now = this.clock.now();
     const found = await this.repository.findActiveKeyWithRegion(hashApiKey(presentedKey), now);
     if (!found) return null;
+    // Before lastUsedAt moves: a refused request is no use of the key.
+    if (found.allowedCidrs && !allowlistOf(found.allowedCidrs)(clientAddress)) throw new AddressNotAllowedError();
     await this.recordUse(found, now);
-    const { apiKeyId, tokenPreview, region, apiKeys } = found;
-    return { regionId: region.id, apiKeyId, tokenPreview, region: { region, apiKeys } };
+    const { apiKeyId, tokenPreview, permissions, region, apiKeys } = found;
+    return { regionId: region.id, apiKeyId, tokenPreview, permissions, region: { region, apiKeys } };
   }
 
   listRegions(): Promise<Region[]> {
     return this.repository.listRegions();
   }
 
-  createKey(regionId: string, description: string | null, origin: ChangeOrigin): Promise<IssuedApiKey> {
+  /**
+   * Creates a key granting at most what `held` (the caller's key's permissions) holds; an
+   * operator holds everything.
+   */
+  createKey(regionId: string, request: KeyGrantRequest, origin: ChangeOrigin, held: readonly Permission[] = PERMISSIONS): Promise<IssuedApiKey> {
+    const permissions = grantable(request.permissions, held);
     return this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
       if (!(await this.repository.lockRegion(manager, regionId))) throw new RegionNotFoundError(regionId);
       const now = this.clock.now();
       const limit = this.config.MAX_API_KEYS_PER_REGION;
       if ((await this.repository.countActiveKeys(manager, regionId, now)) >= limit) throw new ApiKeyLimitError(limit);
-      const issued = await this.issueKey(manager, regionId, description);
-      await this.record(manager, regionId, now, origin, [['api_key.created', keyOf(issued.apiKey)]]);
+      const issued = await this.issueKey(manager, regionId, request.description ?? null, permissions, request.allowedCidrs ?? null);
+      await this.record(manager, regionId, now, origin, [['api_key.created', grantOf(issued.apiKey)]]);
       return issued;
     });
   }
 
   /**
-   * Revokes a key unless the region would be left with no key that keeps working: keys
-   * scheduled to stop do not count, so time passing never leaves a region keyless. The
+   * Revokes a key unless the region would be left with no key that keeps working and may
+   * manage keys: keys scheduled to stop, and keys without keys:write, do not count, so
+   * neither time passing nor a read-only key left alone leaves a region unmanageable. The
    * region row is locked before counting, so concurrent changes to one region's keys (from
    * any number of instances) queue on that lock and each counts what the previous one
    * committed; within one instance they queue before taking a connection (RowLockGate).
@@ -124,7 +155,7 @@ export class RegionKeysService {
       const now = this.clock.now();
       const key = await this.repository.findActiveKeyInRegion(manager, keyId, regionId, now);
       if (!key) throw new ApiKeyNotFoundError();
-      if (key.revokesAt === null && (await this.repository.countPermanentKeys(manager, regionId)) <= 1) throw new LastApiKeyError();
+      if (isPermanentManager(key) && (await this.repository.countPermanentManagers(manager, regionId)) <= 1) throw new LastApiKeyError();
       await this.repository.revokeKey(manager, keyId, now);
       await this.record(manager, regionId, now, origin, [['api_key.revoked', keyOf(key)]]);
     });
@@ -133,14 +164,19 @@ export class RegionKeysService {
   /**
    * Replaces a key: creates a new one and schedules the old one to stop after
    * `revokeOldAfterSeconds` (0: at once). The new key never expires, so the region keeps a
-   * key that keeps working. The old key's description is kept unless another is given.
+   * key that keeps working. The old key's description and allowlist are kept unless others
+   * are given; the permissions are the caller's unless fewer are asked for. Rolling the
+   * region's last permanent manager into a key without keys:write is refused: once the old
+   * key stops, nothing could manage the region.
    */
   rollKey(
     regionId: string,
     keyId: string,
-    options: { description?: string | null; revokeOldAfterSeconds: number },
+    options: KeyGrantRequest & { revokeOldAfterSeconds: number },
     origin: ChangeOrigin,
+    held: readonly Permission[] = PERMISSIONS,
   ): Promise<RolledApiKey> {
+    const permissions = grantable(options.permissions, held);
     return this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
       await this.repository.lockRegion(manager, regionId);
       const now = this.clock.now();
@@ -152,12 +188,25 @@ export class RegionKeysService {
       const limit = this.config.MAX_API_KEYS_PER_REGION;
       const activeAfter = (await this.repository.countActiveKeys(manager, regionId, now)) + 1 - (revokedAtOnce ? 1 : 0);
       if (activeAfter > limit) throw new ApiKeyLimitError(limit);
+      if (
+        isPermanentManager(old) &&
+        !permissions.includes(MANAGE_KEYS) &&
+        (await this.repository.countPermanentManagers(manager, regionId)) <= 1
+      ) {
+        throw new LastApiKeyError();
+      }
       const revokesAt = new Date(now.getTime() + options.revokeOldAfterSeconds * 1000);
       await this.repository.scheduleRevocation(manager, old.id, revokesAt, revokedAtOnce ? now : null, now);
-      const issued = await this.issueKey(manager, regionId, options.description === undefined ? old.description : options.description);
+      const issued = await this.issueKey(
+        manager,
+        regionId,
+        options.description === undefined ? old.description : options.description,
+        permissions,
+        options.allowedCidrs === undefined ? old.allowedCidrs : options.allowedCidrs,
+      );
       await this.record(manager, regionId, now, origin, [
-        ['api_key.rolled', { ...keyOf(old), revokesAt }],
-        ['api_key.created', keyOf(issued.apiKey)],
+        ['api_key.rolled', { ...grantOf(old), revokesAt }],
+        ['api_key.created', grantOf(issued.apiKey)],
       ]);
       return { ...issued, replaces: { id: old.id, revokesAt } };
     });
@@ -185,11 +234,12 @@ export class RegionKeysService {
   }
 
   /** Creates a region with its first key. For operators (CLI, first start), not for HTTP. */
-  createRegion(name: string, description: string | null): Promise<IssuedApiKey & { region: Region }> {
+  createRegion(name: string, description: string | null, allowedCidrs: string[] | null = null): Promise<IssuedApiKey & { region: Region }> {
     return this.dataSource.transaction(async (manager) => {
       const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
-      const issued = await this.issueKey(manager, region.id, description);
-      await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', keyOf(issued.apiKey)]]);
+      // The first key manages the region: a region must keep a key holding keys:write.
+      const issued = await this.issueKey(manager, region.id, description, [...PERMISSIONS], allowedCidrs);
+      await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
       return { region, ...issued };
     });
   }
@@ -213,8 +263,8 @@ export class RegionKeysService {
     await this.repository.lockFirstRegionCreation(manager);
     if (await this.repository.hasAnyRegion(manager)) return null;
     const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
-    const issued = await this.issueKey(manager, region.id, description, presetKey);
-    await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', keyOf(issued.apiKey)]]);
+    const issued = await this.issueKey(manager, region.id, description, [...PERMISSIONS], null, presetKey);
+    await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
     return { region, ...issued };
   }
 
@@ -234,6 +284,8 @@ export class RegionKeysService {
     manager: EntityManager,
     regionId: string,
     description: string | null,
+    permissions: Permission[],
+    allowedCidrs: string[] | null,
     presetKey?: string,
   ): Promise<IssuedApiKey> {
     const key = presetKey ?? generateApiKey(this.config.API_ENVIRONMENT);
@@ -243,6 +295,8 @@ export class RegionKeysService {
       tokenHash: hashApiKey(key),
       tokenPreview: previewApiKey(key),
       description,
+      permissions,
+      allowedCidrs,
     });
     return { apiKey, key };
   }
@@ -272,3 +326,16 @@ export class RegionKeysService {
 }
 
 const keyOf = (key: Pick<ApiKeyRecord, 'id' | 'tokenPreview'>): EventApiKey => ({ id: key.id, tokenPreview: key.tokenPreview });
+
+/** A key with what it may do and from where, for the events that create or roll it. */
+const grantOf = (key: ApiKeyRecord): EventApiKey => ({ ...keyOf(key), grant: { permissions: key.permissions, allowedCidrs: key.allowedCidrs } });
+
+const isPermanentManager = (key: ApiKeyRecord) => key.revokesAt === null && key.permissions.includes(MANAGE_KEYS);
+
+/** The permissions asked for (default: all that `held` holds), refused when they exceed it. */
+function grantable(requested: readonly Permission[] | undefined, held: readonly Permission[]): Permission[] {
+  const permissions = normalisePermissions(requested ?? held);
+  const beyond = permissions.filter((permission) => !held.includes(permission));
+  if (beyond.length > 0) throw ungrantablePermissions(beyond);
+  return permissions;
+}

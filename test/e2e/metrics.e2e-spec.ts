@@ -105,7 +105,7 @@ describe('metrics', () => {
   it('counts region key authentications by outcome', async () => {
     const outcome = (s: Scrape, o: string) => s.value('region_keys_api_api_key_authentications_total', { outcome: o });
     const before = await scrape();
-    for (const o of ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'error']) expect(before.series('region_keys_api_api_key_authentications_total').some((s) => s.labels.outcome === o)).toBe(true);
+    for (const o of ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'address_not_allowed', 'error']) expect(before.series('region_keys_api_api_key_authentications_total').some((s) => s.labels.outcome === o)).toBe(true);
     const me = (headers: Record<string, string>) => t.request({ method: 'GET', url: '/auth/regions/me', headers });
     expect((await me({ 'x-api-key': region.key })).statusCode).toBe(200);
     expect((await me({})).statusCode).toBe(401);

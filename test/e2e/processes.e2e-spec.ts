@@ -6,6 +6,7 @@ import { DataDirInUseError, DataDirLock } from '../../src/database/data-dir-lock
 import { freePort, runProcess, startProcess } from '../support/processes';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 import { startTestApp } from '../support/test-app';
+import { expectProblem } from '../support/problems';
 
 /**
  * The server and the operator CLI as real processes (compiled by the global setup), the
@@ -166,7 +167,14 @@ describe('operator CLI', () => {
     expect(created.stdout.trim().split('\n')).toHaveLength(1);
     expect(output).toEqual({
       region: { id: expect.any(String), name: 'Utrecht' },
-      apiKey: { id: expect.any(String), key: expect.stringMatching(/^rk_/), tokenPreview: expect.any(String), description: 'Planner' },
+      apiKey: {
+        id: expect.any(String),
+        key: expect.stringMatching(/^rk_/),
+        tokenPreview: expect.any(String),
+        description: 'Planner',
+        permissions: ['region:read', 'keys:write'],
+        allowedCidrs: null,
+      },
     });
 
     const list = await runProcess(CLI, ['region', 'list', '--json'], dbEnv);
@@ -180,8 +188,8 @@ describe('operator CLI', () => {
     const events = await runProcess(CLI, ['region', 'events', '--region', output.region.id, '--json'], dbEnv);
     expect(events.code).toBe(0);
     expect(JSON.parse(events.stdout).events).toEqual([
-      expect.objectContaining({ type: 'api_key.created', actor: { type: 'operator' }, apiKey: { id: JSON.parse(key.stdout).apiKey.id, tokenPreview: expect.any(String) } }),
-      expect.objectContaining({ type: 'region.created', actor: { type: 'operator' }, apiKey: { id: output.apiKey.id, tokenPreview: output.apiKey.tokenPreview } }),
+      expect.objectContaining({ type: 'api_key.created', actor: { type: 'operator' }, apiKey: expect.objectContaining({ id: JSON.parse(key.stdout).apiKey.id }) }),
+      expect.objectContaining({ type: 'region.created', actor: { type: 'operator' }, apiKey: expect.objectContaining({ id: output.apiKey.id, tokenPreview: output.apiKey.tokenPreview }) }),
     ]);
     const text = await runProcess(CLI, ['region', 'events', '--region', output.region.id], dbEnv);
     expect(text.stdout.trim().split('\n')).toEqual([expect.stringMatching(/api_key\.created .* by operator$/), expect.stringMatching(/region\.created .* by operator$/)]);
@@ -198,7 +206,42 @@ describe('operator CLI', () => {
     }
   });
 
+  it('creates keys with --permission and --allow-cidr (repeatable), records the grant, and the server enforces it', async () => {
+    const created = await runProcess(CLI, ['region', 'create', '--name', 'Leiden', '--allow-cidr', '192.0.2.0/24', '--json'], dbEnv);
+    expect(created.code).toBe(0);
+    const region = JSON.parse(created.stdout);
+    expect(region.apiKey).toMatchObject({ permissions: ['region:read', 'keys:write'], allowedCidrs: ['192.0.2.0/24'] });
+
+    const made = await runProcess(
+      CLI,
+      ['key', 'create', '--region', region.region.id, '--permission', 'region:read', '--allow-cidr', '2001:DB8:0::/32', '--allow-cidr', '198.51.100.7', '--json'],
+      dbEnv,
+    );
+    expect(made.code).toBe(0);
+    const reader = JSON.parse(made.stdout).apiKey;
+    expect(reader).toMatchObject({ permissions: ['region:read'], allowedCidrs: ['2001:db8::/32', '198.51.100.7/32'] });
+
+    const text = await runProcess(CLI, ['region', 'events', '--region', region.region.id], dbEnv);
+    expect(text.stdout).toContain('grants region:read from 2001:db8::/32,198.51.100.7/32');
+
+    const t = await startTestApp(dbEnv.DATA_DIR ? { DATA_DIR: dataDir } : {}, { env: dbEnv, drop: async () => undefined });
+    try {
+      const get = (key: string, remoteAddress: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key }, remoteAddress });
+      expect((await get(reader.key, '2001:db8::5')).statusCode).toBe(200);
+      expect((await get(reader.key, '192.0.2.1')).statusCode).toBe(403);
+      expect((await get(region.apiKey.key, '192.0.2.1')).statusCode).toBe(200);
+      expect((await get(region.apiKey.key, '198.51.100.7')).statusCode).toBe(403);
+      const write = await t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': reader.key }, payload: {}, remoteAddress: '2001:db8::5' });
+      expectProblem(write, 403, 'insufficient-permission');
+    } finally {
+      await t.close();
+    }
+  });
+
   it.each([
+    [['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--permission', 'admin'], /--permission must be one of region:read, keys:write/, 2],
+    [['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--allow-cidr', '192.0.2.0/33'], /--allow-cidr .* prefix length/, 2],
+    [['region', 'create', '--name', 'x', '--permission', 'region:read'], /first key holds every permission/, 2],
     [['region', 'create'], /--name is required/, 2],
     [['region', 'create', '--name', '   '], /--name is required/, 2],
     [['region', 'create', '--name', 'x'.repeat(101)], /at most 100/, 2],

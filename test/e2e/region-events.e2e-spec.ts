@@ -98,7 +98,7 @@ describe('GET /auth/region/events', () => {
         type: 'api_key.created',
         occurredAt: '2026-11-22T10:00:02.000Z',
         actor: own,
-        apiKey: { id: rolled.id, tokenPreview: rolled.tokenPreview },
+        apiKey: { id: rolled.id, tokenPreview: rolled.tokenPreview, permissions: ['region:read', 'keys:write'], allowedCidrs: null },
         clientAddress: CLIENT,
         requestId: 'req-roll',
       },
@@ -107,7 +107,7 @@ describe('GET /auth/region/events', () => {
         type: 'api_key.rolled',
         occurredAt: '2026-11-22T10:00:02.000Z',
         actor: own,
-        apiKey: { id: second.id, tokenPreview: second.tokenPreview, revokesAt: '2026-11-22T10:01:02.000Z' },
+        apiKey: { id: second.id, tokenPreview: second.tokenPreview, revokesAt: '2026-11-22T10:01:02.000Z', permissions: ['region:read', 'keys:write'], allowedCidrs: null },
         clientAddress: CLIENT,
         requestId: 'req-roll',
       },
@@ -118,7 +118,7 @@ describe('GET /auth/region/events', () => {
       type: 'region.created',
       occurredAt: '2026-11-22T10:00:00.000Z',
       actor: { type: 'operator' },
-      apiKey: { id: region.keyId, tokenPreview: expect.any(String) },
+      apiKey: { id: region.keyId, tokenPreview: expect.any(String), permissions: ['region:read', 'keys:write'], allowedCidrs: null },
       clientAddress: null,
       requestId: null,
     });
@@ -305,7 +305,7 @@ describe('the events table', () => {
   });
 
   it('records operator changes without a client address or request id', async () => {
-    await t.app.get(RegionKeysService).createKey(region.regionId, 'from the CLI', { actor: { type: 'operator' }, clientAddress: null, requestId: null });
+    await t.app.get(RegionKeysService).createKey(region.regionId, { description: 'from the CLI' }, { actor: { type: 'operator' }, clientAddress: null, requestId: null });
     const [latest] = (await events(region.key, '?limit=1')).data;
     expect(latest).toMatchObject({ type: 'api_key.created', actor: { type: 'operator' }, clientAddress: null, requestId: null });
   });

@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../src/common/clock/clock';
+import type { Permission } from '../../src/region-keys/permissions';
 import { expectProblem } from '../support/problems';
 import { propertyRuns } from '../support/property-runs';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
@@ -10,9 +11,10 @@ import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support
 /**
  * A model of one region's keys, checked against two server instances on one PostgreSQL
  * database: fast-check generates sequences of creates, deletes, rolls, authentications,
- * steps of time and concurrent batches, and after every step the service must agree with
- * the model (status codes, the key list with when each key stops, revoked and expired keys
- * refused on both instances, the region never without a key that keeps working).
+ * steps of time and concurrent batches, made by keys of any permissions and granting any
+ * permissions, and after every step the service must agree with the model (status codes,
+ * the key list with when each key stops and what it may do, revoked and expired keys
+ * refused on both instances, the region never without a permanent key holding keys:write).
  * The embedded database serves one process only, so this runs in the PostgreSQL pass.
  *
  * Time is the test's: both instances read one shared instant from their Clock, which only
@@ -31,6 +33,7 @@ interface KnownKey {
   createdAt: string;
   /** When a rolled key stops (ms since the epoch); null for a key that never does. */
   revokesAt: number | null;
+  permissions: Permission[];
 }
 
 /**
@@ -55,10 +58,15 @@ type Target =
   | { kind: 'other-region' };
 
 type BatchOp = { instance: 0 | 1; actor: number } & (
-  | { action: 'create'; description?: string }
+  | { action: 'create'; description?: string; permissions?: Permission[] }
   | { action: 'delete'; target: Target }
-  | { action: 'roll'; target: Target; description?: string; revokeOldAfterSeconds?: number }
+  | { action: 'roll'; target: Target; description?: string; revokeOldAfterSeconds?: number; permissions?: Permission[] }
 );
+
+const ALL: Permission[] = ['region:read', 'keys:write'];
+const holds = (permissions: Permission[], permission: Permission) => permissions.includes(permission);
+/** What a create or roll grants: the permissions asked for, else the caller's own (stored in a fixed order). */
+const granted = (asked: Permission[] | undefined, actor: Permission[]) => ALL.filter((p) => (asked ?? actor).includes(p));
 
 const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
 
@@ -72,23 +80,35 @@ let testNow = Date.now();
 const pick = <T>(list: T[], index: number): T => list[index % list.length];
 
 const getRegion = (t: TestApp, key: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
-const postKey = (t: TestApp, key: string, description?: string) =>
-  t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': key }, payload: description === undefined ? {} : { description } });
+const postKey = (t: TestApp, key: string, description?: string, permissions?: Permission[]) =>
+  t.request({
+    method: 'POST',
+    url: '/auth/region/api-keys',
+    headers: { 'x-api-key': key },
+    payload: { ...(description === undefined ? {} : { description }), ...(permissions === undefined ? {} : { permissions }) },
+  });
 const deleteKey = (t: TestApp, key: string, id: string) =>
   t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
-const rollKey = (t: TestApp, key: string, id: string, description?: string, revokeOldAfterSeconds?: number) =>
+const rollKey = (t: TestApp, key: string, id: string, description?: string, revokeOldAfterSeconds?: number, permissions?: Permission[]) =>
   t.request({
     method: 'POST',
     url: `/auth/region/api-keys/${id}/roll`,
     headers: { 'x-api-key': key },
-    payload: { ...(description === undefined ? {} : { description }), ...(revokeOldAfterSeconds === undefined ? {} : { revokeOldAfterSeconds }) },
+    payload: {
+      ...(description === undefined ? {} : { description }),
+      ...(revokeOldAfterSeconds === undefined ? {} : { revokeOldAfterSeconds }),
+      ...(permissions === undefined ? {} : { permissions }),
+    },
   });
 
 type Reply = Parameters<typeof expectProblem>[0];
 
 const isPermanent = (k: KnownKey) => k.revokesAt === null;
+const isPermanentManager = (k: KnownKey) => isPermanent(k) && holds(k.permissions, 'keys:write');
 const permanentCount = (keys: KnownKey[]) => keys.filter(isPermanent).length;
+const permanentManagerCount = (keys: KnownKey[]) => keys.filter(isPermanentManager).length;
 const showSeconds = (s: number | undefined) => (s === undefined ? 'default' : `${s}s`);
+const showPermissions = (p: Permission[] | undefined) => (p === undefined ? 'own' : p.join('+'));
 
 function targetId(m: KeyModel, target: Target): string {
   switch (target.kind) {
@@ -99,8 +119,8 @@ function targetId(m: KeyModel, target: Target): string {
     default: {
       const list = {
         live: m.live,
-        // Aimed at the last-key rule: the region's only permanent key, and the keys about to stop.
-        permanent: m.live.filter(isPermanent),
+        // Aimed at the last-key rule: the region's permanent managers, and the keys about to stop.
+        permanent: m.live.filter(isPermanentManager),
         scheduled: m.live.filter((k) => !isPermanent(k)),
         revoked: m.revoked,
       }[target.kind];
@@ -111,9 +131,9 @@ function targetId(m: KeyModel, target: Target): string {
 
 const describeTarget = (target: Target) => ('index' in target ? `${target.kind}#${target.index}` : target.kind);
 
-function expectCreated(body: Record<string, unknown>, description: string | null): KnownKey {
-  expect(body).toMatchObject({ description, revokesAt: null, key: expect.stringMatching(/^rk_[0-9A-Za-z]{49}$/) });
-  return { id: String(body.id), key: String(body.key), description, createdAt: String(body.createdAt), revokesAt: null };
+function expectCreated(body: Record<string, unknown>, description: string | null, permissions: Permission[]): KnownKey {
+  expect(body).toMatchObject({ description, revokesAt: null, permissions, key: expect.stringMatching(/^rk_[0-9A-Za-z]{49}$/) });
+  return { id: String(body.id), key: String(body.key), description, createdAt: String(body.createdAt), revokesAt: null, permissions };
 }
 
 /**
@@ -121,11 +141,18 @@ function expectCreated(body: Record<string, unknown>, description: string | null
  * one is scheduled, or stops at once (0 s) and is returned. The old key may already be
  * gone when a DELETE of the same batch was applied first (a scheduled key may be deleted).
  */
-function applyRoll(m: KeyModel, res: { json: () => unknown }, old: KnownKey, description: string | undefined, seconds: number): KnownKey[] {
+function applyRoll(
+  m: KeyModel,
+  res: { json: () => unknown },
+  old: KnownKey,
+  description: string | undefined,
+  seconds: number,
+  permissions: Permission[],
+): KnownKey[] {
   const revokesAt = m.now + seconds * 1000;
   const body = res.json() as Record<string, unknown>;
   expect(body.replaces).toEqual({ id: old.id, revokesAt: new Date(revokesAt).toISOString() });
-  m.live.push(expectCreated(body, description === undefined ? old.description : description));
+  m.live.push(expectCreated(body, description === undefined ? old.description : description, permissions));
   const index = m.live.findIndex((k) => k.id === old.id);
   if (index < 0) return [];
   if (seconds > 0) {
@@ -148,25 +175,42 @@ async function expectRefused(instances: TestApp[], revoked: KnownKey[]): Promise
 
 /**
  * The service's view of the region, through both instances and in the table, equals the
- * model's, and the region keeps at least one key that is not scheduled to stop.
+ * model's, and the region keeps at least one key holding keys:write that is not scheduled
+ * to stop.
  */
 async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
-  expect(permanentCount(m.live)).toBeGreaterThanOrEqual(1);
+  expect(permanentManagerCount(m.live)).toBeGreaterThanOrEqual(1);
   const expected = [...m.live]
-    .map(({ id, description, createdAt, revokesAt }) => ({ id, description, createdAt, revokesAt: revokesAt === null ? null : new Date(revokesAt).toISOString() }))
+    .map(({ id, description, createdAt, revokesAt, permissions }) => ({
+      id,
+      description,
+      createdAt,
+      revokesAt: revokesAt === null ? null : new Date(revokesAt).toISOString(),
+      permissions,
+    }))
     .sort((x, y) => x.id.localeCompare(y.id));
-  // The oldest key reads through one instance and the newest through the other.
-  for (const [t, viewer] of [
-    [r.instances[0], m.live[0]],
-    [r.instances[1], m.live[m.live.length - 1]],
+  // The oldest key that may read does so through one instance, and the newest through the
+  // other. Keys without region:read are refused, whichever instance they ask.
+  const readers = m.live.filter((k) => holds(k.permissions, 'region:read'));
+  const others = m.live.filter((k) => !holds(k.permissions, 'region:read'));
+  for (const [t, key] of [
+    [r.instances[1], others[0]],
+    [r.instances[0], others[others.length - 1]],
   ] as const) {
+    if (key) expectProblem(await getRegion(t, key.key), 403, 'insufficient-permission');
+  }
+  const viewers = readers.length === 0 ? [] : ([[r.instances[0], readers[0]], [r.instances[1], readers[readers.length - 1]]] as const);
+  for (const [t, viewer] of viewers) {
     const res = await getRegion(t, viewer.key);
     expect(res.statusCode).toBe(200);
-    const region = res.json() as { id: string; apiKeys: { id: string; description: string | null; createdAt: string; revokesAt: string | null }[] };
+    const region = res.json() as {
+      id: string;
+      apiKeys: { id: string; description: string | null; createdAt: string; revokesAt: string | null; permissions: Permission[] }[];
+    };
     expect(region.id).toBe(r.regionId);
-    const listed = region.apiKeys.map(({ id, description, createdAt, revokesAt }) => ({ id, description, createdAt, revokesAt }));
+    const listed = region.apiKeys.map(({ id, description, createdAt, revokesAt, permissions }) => ({ id, description, createdAt, revokesAt, permissions }));
     expect([...listed].sort((x, y) => x.id.localeCompare(y.id))).toEqual(expected);
-    expect(listed.some((k) => k.revokesAt === null)).toBe(true);
+    expect(listed.some((k) => k.revokesAt === null && k.permissions.includes('keys:write'))).toBe(true);
     // Oldest first: keys made in one concurrent batch may share a millisecond, so this is
     // checked on the timestamps rather than on the model's order.
     const times = listed.map((k) => Date.parse(k.createdAt));
@@ -175,11 +219,18 @@ async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
   const [rows] = await r.instances[0].app.get(DataSource).query(
     `SELECT count(*) FILTER (WHERE revoked_at IS NULL AND (revokes_at IS NULL OR revokes_at > $2))::int AS live,
             count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL)::int AS permanent,
+            count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL AND 'keys:write' = ANY(permissions))::int AS managers,
             count(*)::int AS total
        FROM api_keys WHERE region_id = $1`,
     [r.regionId, new Date(m.now)],
   );
-  expect(rows).toEqual({ live: m.live.length, permanent: permanentCount(m.live), total: m.live.length + m.revoked.length });
+  expect(rows).toEqual({
+    live: m.live.length,
+    permanent: permanentCount(m.live),
+    managers: permanentManagerCount(m.live),
+    total: m.live.length + m.revoked.length,
+  });
+  expect(rows.managers).toBeGreaterThanOrEqual(1);
 }
 
 class CreateKey implements fc.AsyncCommand<KeyModel, Service> {
@@ -187,19 +238,20 @@ class CreateKey implements fc.AsyncCommand<KeyModel, Service> {
     readonly instance: 0 | 1,
     readonly actor: number,
     readonly description: string | undefined,
+    readonly permissions: Permission[] | undefined,
   ) {}
   check = () => true;
   async run(m: KeyModel, r: Service): Promise<void> {
-    const res = await postKey(r.instances[this.instance], pick(m.live, this.actor).key, this.description);
-    if (m.live.length < KEY_LIMIT) {
-      expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 201 });
-      m.live.push(expectCreated(res.json(), this.description ?? null));
-    } else {
-      expectProblem(res, 409, 'api-key-limit');
+    const actor = pick(m.live, this.actor);
+    const res = await postKey(r.instances[this.instance], actor.key, this.description, this.permissions);
+    const op: BatchOp = { instance: this.instance, actor: this.actor, action: 'create', description: this.description, permissions: this.permissions };
+    if (expectOutcome(m, op, actor, undefined, res) === '201') {
+      m.live.push(expectCreated(res.json(), this.description ?? null, granted(this.permissions, actor.permissions)));
     }
     await expectAgreement(m, r);
   }
-  toString = () => `create(on ${'ab'[this.instance]}, by live#${this.actor}, ${JSON.stringify(this.description)})`;
+  toString = () =>
+    `create(on ${'ab'[this.instance]}, by live#${this.actor}, ${JSON.stringify(this.description)}, ${showPermissions(this.permissions)})`;
 }
 
 class DeleteKey implements fc.AsyncCommand<KeyModel, Service> {
@@ -211,9 +263,10 @@ class DeleteKey implements fc.AsyncCommand<KeyModel, Service> {
   check = (m: Readonly<KeyModel>) => this.target.kind !== 'revoked' || m.revoked.length > 0;
   async run(m: KeyModel, r: Service): Promise<void> {
     const id = targetId(m, this.target);
-    const res = await deleteKey(r.instances[this.instance], pick(m.live, this.actor).key, id);
+    const actor = pick(m.live, this.actor);
+    const res = await deleteKey(r.instances[this.instance], actor.key, id);
     // Unknown, revoked, expired and other regions' keys get the same 404.
-    if (expectOutcome(m, { instance: this.instance, actor: this.actor, action: 'delete', target: this.target }, id, res) === '204') {
+    if (expectOutcome(m, { instance: this.instance, actor: this.actor, action: 'delete', target: this.target }, actor, id, res) === '204') {
       expect(res.body).toBe('');
       const [revoked] = m.live.splice(m.live.findIndex((k) => k.id === id), 1);
       m.revoked.push(revoked);
@@ -231,23 +284,25 @@ class RollKey implements fc.AsyncCommand<KeyModel, Service> {
     readonly target: Target,
     readonly description: string | undefined,
     readonly revokeOldAfterSeconds: number | undefined,
+    readonly permissions: Permission[] | undefined,
   ) {}
   check = (m: Readonly<KeyModel>) => this.target.kind !== 'revoked' || m.revoked.length > 0;
   async run(m: KeyModel, r: Service): Promise<void> {
-    const { instance, actor, target, description, revokeOldAfterSeconds } = this;
+    const { instance, actor, target, description, revokeOldAfterSeconds, permissions } = this;
     const id = targetId(m, target);
-    const res = await rollKey(r.instances[instance], pick(m.live, actor).key, id, description, revokeOldAfterSeconds);
-    if (expectOutcome(m, { instance, actor, action: 'roll', target, description, revokeOldAfterSeconds }, id, res) === '201') {
+    const by = pick(m.live, actor);
+    const res = await rollKey(r.instances[instance], by.key, id, description, revokeOldAfterSeconds, permissions);
+    if (expectOutcome(m, { instance, actor, action: 'roll', target, description, revokeOldAfterSeconds, permissions }, by, id, res) === '201') {
       expect(res.headers['cache-control']).toBe('no-store');
       const old = m.live.find((k) => k.id === id)!;
-      const stopped = applyRoll(m, res, old, description, revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS);
+      const stopped = applyRoll(m, res, old, description, revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS, granted(permissions, by.permissions));
       m.revoked.push(...stopped);
       await expectRefused(r.instances, stopped);
     }
     await expectAgreement(m, r);
   }
   toString = () =>
-    `roll(on ${'ab'[this.instance]}, by live#${this.actor}, ${describeTarget(this.target)}, ${JSON.stringify(this.description)}, ${showSeconds(this.revokeOldAfterSeconds)})`;
+    `roll(on ${'ab'[this.instance]}, by live#${this.actor}, ${describeTarget(this.target)}, ${JSON.stringify(this.description)}, ${showSeconds(this.revokeOldAfterSeconds)}, ${showPermissions(this.permissions)})`;
 }
 
 /** Moves both instances' clock forward: keys whose revokesAt passed stop, everywhere. */
@@ -279,7 +334,12 @@ class Authenticate implements fc.AsyncCommand<KeyModel, Service> {
       await expectRefused([t], [pick(m.revoked, this.index)]);
       return;
     }
-    const res = await getRegion(t, pick(m.live, this.index).key);
+    const key = pick(m.live, this.index);
+    const res = await getRegion(t, key.key);
+    if (!holds(key.permissions, 'region:read')) {
+      expectProblem(res, 403, 'insufficient-permission');
+      return;
+    }
     expect(res.statusCode).toBe(200);
     expect(res.json().id).toBe(r.regionId);
   }
@@ -292,39 +352,54 @@ interface ResolvedOp {
   targetId?: string;
 }
 
-/** The region's working keys as the rules see them: id and when it stops (null: never). */
-type KeyState = Map<string, number | null>;
+/** The region's working keys as the rules see them: id, when it stops (null: never), whether it holds keys:write. */
+type KeyState = Map<string, { revokesAt: number | null; manager: boolean }>;
 
-const stateOf = (live: KnownKey[]): KeyState => new Map(live.map((k) => [k.id, k.revokesAt]));
+const stateOf = (live: KnownKey[]): KeyState => new Map(live.map((k) => [k.id, { revokesAt: k.revokesAt, manager: holds(k.permissions, 'keys:write') }]));
+
+/** A request as the rules see it: what it asks, on which key, and what its caller's key holds. */
+interface RuleInput {
+  op: BatchOp;
+  targetId?: string;
+  actorPermissions: Permission[];
+}
 
 /**
  * One request run alone on `keys` at time `now`: its outcome (status, and problem type
  * for errors) and the keys after it. The model's rules for create, delete and roll, used
  * by the one-at-a-time commands and replayed by the batch checker. `i` names a new key.
  */
-function step(keys: KeyState, o: Omit<ResolvedOp, 'actor'>, i: number, now: number): [string, KeyState] {
-  const permanent = [...keys.values()].filter((revokesAt) => revokesAt === null).length;
+function step(keys: KeyState, o: RuleInput, i: number, now: number): [string, KeyState] {
+  const managers = [...keys.values()].filter((k) => k.revokesAt === null && k.manager).length;
   const next = new Map(keys);
+  // Every change needs keys:write, and grants no permission its caller lacks.
+  if (!holds(o.actorPermissions, 'keys:write')) return ['403 insufficient-permission', keys];
+  const asked = o.op.action === 'delete' ? undefined : o.op.permissions;
+  if (asked?.some((p) => !holds(o.actorPermissions, p))) return ['403 insufficient-permission', keys];
+  const newManager = holds(granted(asked, o.actorPermissions), 'keys:write');
   if (o.op.action === 'create') {
     if (keys.size >= KEY_LIMIT) return ['409 api-key-limit', keys];
-    return ['201', next.set(`new-${i}`, null)];
+    return ['201', next.set(`new-${i}`, { revokesAt: null, manager: newManager })];
   }
   const id = o.targetId!;
   if (!keys.has(id)) return ['404 not-found', keys];
-  const revokesAt = keys.get(id)!;
+  const target = keys.get(id)!;
+  const lastManager = target.revokesAt === null && target.manager && managers <= 1;
   if (o.op.action === 'delete') {
-    // Keys scheduled to stop do not count: time would leave the region keyless.
-    if (revokesAt === null && permanent <= 1) return ['409 last-api-key', keys];
+    // Keys scheduled to stop, and keys that cannot manage keys, do not count.
+    if (lastManager) return ['409 last-api-key', keys];
     next.delete(id);
     return ['204', next];
   }
-  if (revokesAt !== null) return ['409 api-key-already-rolled', keys];
+  if (target.revokesAt !== null) return ['409 api-key-already-rolled', keys];
   // The limit counts the new key; an old key revoked at once no longer counts.
   const seconds = o.op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
   if (keys.size + 1 - (seconds === 0 ? 1 : 0) > KEY_LIMIT) return ['409 api-key-limit', keys];
-  next.set(`new-${i}`, null);
+  // The old key stops; its replacement must be able to manage the region in its place.
+  if (lastManager && !newManager) return ['409 last-api-key', keys];
+  next.set(`new-${i}`, { revokesAt: null, manager: newManager });
   if (seconds === 0) next.delete(id);
-  else next.set(id, now + seconds * 1000);
+  else next.set(id, { ...target, revokesAt: now + seconds * 1000 });
   return ['201', next];
 }
 
@@ -333,8 +408,8 @@ const outcomeOf = (res: Reply) =>
   res.statusCode < 400 ? String(res.statusCode) : `${res.statusCode} ${String(res.json().type).split('/').pop()}`;
 
 /** Checks a one-at-a-time response against the model's rule; returns the outcome. */
-function expectOutcome(m: KeyModel, op: BatchOp, targetId: string | undefined, res: Reply): string {
-  const [outcome] = step(stateOf(m.live), { op, targetId }, 0, m.now);
+function expectOutcome(m: KeyModel, op: BatchOp, actor: KnownKey, targetId: string | undefined, res: Reply): string {
+  const [outcome] = step(stateOf(m.live), { op, targetId, actorPermissions: actor.permissions }, 0, m.now);
   const [status, type] = outcome.split(' ');
   if (type) expectProblem(res, Number(status), type);
   else expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: Number(status) });
@@ -359,7 +434,7 @@ function explainBatch(live: KnownKey[], ops: ResolvedOp[], outcomes: string[], n
   const search = (keys: KeyState, left: number[]): boolean =>
     left.length === 0 ||
     left.some((i) => {
-      const [outcome, next] = step(keys, ops[i], i, now);
+      const [outcome, next] = step(keys, { ...ops[i], actorPermissions: ops[i].actor.permissions }, i, now);
       return outcome === outcomes[i] && search(next, left.filter((j) => j !== i));
     });
   return search(stateOf(live), pending);
@@ -368,11 +443,11 @@ function explainBatch(live: KnownKey[], ops: ResolvedOp[], outcomes: string[], n
 const sendOp = (t: TestApp, { op, actor, targetId }: ResolvedOp) => {
   switch (op.action) {
     case 'create':
-      return postKey(t, actor.key, op.description);
+      return postKey(t, actor.key, op.description, op.permissions);
     case 'delete':
       return deleteKey(t, actor.key, targetId!);
     default:
-      return rollKey(t, actor.key, targetId!, op.description, op.revokeOldAfterSeconds);
+      return rollKey(t, actor.key, targetId!, op.description, op.revokeOldAfterSeconds, op.permissions);
   }
 };
 
@@ -392,15 +467,17 @@ class ConcurrentBatch implements fc.AsyncCommand<KeyModel, Service> {
       throw new Error(`no one-at-a-time order of the batch gives ${JSON.stringify(outcomes)} from ${JSON.stringify([...stateOf(m.live).values()])}`);
     }
     const revoked: KnownKey[] = [];
-    resolved.forEach(({ op, targetId }, i) => {
+    resolved.forEach(({ op, actor, targetId }, i) => {
       const res = responses[i];
       if (res.statusCode >= 400) {
         const [status, type] = outcomes[i].split(' ');
         expectProblem(res, Number(status), type);
       } else if (op.action === 'create') {
-        m.live.push(expectCreated(res.json(), op.description ?? null));
+        m.live.push(expectCreated(res.json(), op.description ?? null, granted(op.permissions, actor.permissions)));
       } else if (op.action === 'roll') {
-        revoked.push(...applyRoll(m, res, before.find((k) => k.id === targetId)!, op.description, op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS));
+        const old = before.find((k) => k.id === targetId)!;
+        const seconds = op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
+        revoked.push(...applyRoll(m, res, old, op.description, seconds, granted(op.permissions, actor.permissions)));
       } else {
         const index = m.live.findIndex((k) => k.id === targetId);
         if (index >= 0) revoked.push(...m.live.splice(index, 1));
@@ -417,11 +494,11 @@ function describeOp(op: BatchOp): string {
   const on = `on ${'ab'[op.instance]}, by live#${op.actor}`;
   switch (op.action) {
     case 'create':
-      return `create(${on}, ${JSON.stringify(op.description)})`;
+      return `create(${on}, ${JSON.stringify(op.description)}, ${showPermissions(op.permissions)})`;
     case 'delete':
       return `delete(${on}, ${describeTarget(op.target)})`;
     default:
-      return `roll(${on}, ${describeTarget(op.target)}, ${JSON.stringify(op.description)}, ${showSeconds(op.revokeOldAfterSeconds)})`;
+      return `roll(${on}, ${describeTarget(op.target)}, ${JSON.stringify(op.description)}, ${showSeconds(op.revokeOldAfterSeconds)}, ${showPermissions(op.permissions)})`;
   }
 }
 
@@ -437,24 +514,28 @@ const target: fc.Arbitrary<Target> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('unknown' as const), fallbackId: fc.uuid() }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'other-region' as const }), weight: 1 },
 );
+// Omitted: the caller's own. Read-only and write-only keys come from these.
+const permissions = fc.option(fc.constantFrom<Permission[]>(['region:read'], ['keys:write'], ['region:read', 'keys:write']), { nil: undefined });
 // Omitted: the default, a day.
 const revokeOldAfterSeconds = fc.option(fc.constantFrom(0, 1, 5, 60), { nil: undefined });
 const batchOp: fc.Arbitrary<BatchOp> = fc.oneof(
-  fc.record({ instance, actor: index, action: fc.constant('create' as const), description }, { requiredKeys: ['instance', 'actor', 'action'] }),
+  fc.record({ instance, actor: index, action: fc.constant('create' as const), description, permissions }, { requiredKeys: ['instance', 'actor', 'action'] }),
   fc.record({ instance, actor: index, action: fc.constant('delete' as const), target }),
   fc.record(
-    { instance, actor: index, action: fc.constant('roll' as const), target, description, revokeOldAfterSeconds },
+    { instance, actor: index, action: fc.constant('roll' as const), target, description, revokeOldAfterSeconds, permissions },
     { requiredKeys: ['instance', 'actor', 'action', 'target'] },
   ),
 );
 
 const commands = fc.commands<KeyModel, Service, false>(
   [
-    fc.tuple(instance, index, description).map(([i, actor, d]) => new CreateKey(i, actor, d)),
+    fc.tuple(instance, index, description, permissions).map(([i, actor, d, p]) => new CreateKey(i, actor, d, p)),
     fc.tuple(instance, index, target).map(([i, actor, t]) => new DeleteKey(i, actor, t)),
     // Deletes of permanent keys again, more often: they are where the last-key rule decides.
     fc.tuple(instance, index, permanentTarget).map(([i, actor, t]) => new DeleteKey(i, actor, t)),
-    fc.tuple(instance, index, target, description, revokeOldAfterSeconds).map(([i, actor, t, d, s]) => new RollKey(i, actor, t, d, s)),
+    fc.tuple(instance, index, target, description, revokeOldAfterSeconds, permissions).map(([i, actor, t, d, s, p]) => new RollKey(i, actor, t, d, s, p)),
+    // Rolls of a permanent manager into a key that cannot manage: refused when it is the last.
+    fc.tuple(instance, index, permanentTarget, revokeOldAfterSeconds).map(([i, actor, t, s]) => new RollKey(i, actor, t, undefined, s, ['region:read'])),
     fc.constantFrom(1, 5, 61, DEFAULT_REVOKE_OLD_AFTER_SECONDS + 1).map((s) => new AdvanceTime(s)),
     fc.tuple(instance, fc.constantFrom<'live' | 'revoked'>('live', 'revoked'), index).map(([i, w, k]) => new Authenticate(i, w, k)),
     fc.array(batchOp, { minLength: 2, maxLength: 6 }).map((ops) => new ConcurrentBatch(ops)),
@@ -478,7 +559,7 @@ describeOnServer('region key life cycle against a model, two instances on one Po
     await db?.drop();
   });
 
-  it('agrees with the model after every create, delete, roll, authentication, step of time and concurrent batch', async () => {
+  it('agrees with the model after every create, delete, roll, authentication, step of time and concurrent batch, by keys of any permissions', async () => {
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
         const setup = async () => {
@@ -488,7 +569,7 @@ describeOnServer('region key life cycle against a model, two instances on one Po
           const first = (await getRegion(b, r.key)).json().apiKeys[0];
           const model: KeyModel = {
             now: testNow,
-            live: [{ id: r.keyId, key: r.key, description: 'first key', createdAt: first.createdAt, revokesAt: null }],
+            live: [{ id: r.keyId, key: r.key, description: 'first key', createdAt: first.createdAt, revokesAt: null, permissions: ALL }],
             revoked: [],
           };
           return { model, real: { instances: [a, b] as [TestApp, TestApp], regionId: r.regionId } };

@@ -58,6 +58,8 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
       updatedAt: expect.stringMatching(ISO),
       lastUsedAt: null,
       revokesAt: null,
+      permissions: ['region:read', 'keys:write'],
+      allowedCidrs: null,
       replaces: { id: region.keyId, revokesAt },
     });
     // Both keys work until then, and the old one shows when it stops.

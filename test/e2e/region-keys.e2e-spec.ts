@@ -51,7 +51,7 @@ describe('GET /auth/regions/me', () => {
       ],
     });
     for (const key of body.apiKeys) {
-      expect(Object.keys(key).sort()).toEqual(['createdAt', 'description', 'id', 'lastUsedAt', 'revokesAt', 'tokenPreview', 'updatedAt']);
+      expect(Object.keys(key).sort()).toEqual(['allowedCidrs', 'createdAt', 'description', 'id', 'lastUsedAt', 'permissions', 'revokesAt', 'tokenPreview', 'updatedAt']);
       expect(key.createdAt).toMatch(ISO);
     }
     expect(res.body).not.toContain(second.key);
@@ -143,6 +143,8 @@ describe('POST /auth/region/api-keys', () => {
       updatedAt: expect.stringMatching(ISO),
       lastUsedAt: null,
       revokesAt: null,
+      permissions: ['region:read', 'keys:write'],
+      allowedCidrs: null,
     });
     expect(body.tokenPreview).toBe(`${body.key.slice(0, 8)}\u2026${body.key.slice(-4)}`);
     // The new key works, and no later response or log line carries it.

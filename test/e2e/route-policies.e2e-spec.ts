@@ -1,10 +1,12 @@
 import { RequestMethod } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { AUTH_POLICY } from '../../src/common/auth/auth-policy';
+import { requiredPermissionOf } from '../../src/region-keys/region-key-auth.decorator';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Who can reach what, in one table. A change to any route's auth policy (or a new route)
+ * Who can reach what, in one table; region-key routes also name the key permission they
+ * need (@RequiresPermission), e.g. `region-api-key region:read`. A change to any route's auth policy (or a new route)
  * changes this table, so it shows up in review. Routes without a policy are refused by
  * the AuthPolicyGuard; this test also makes sure there are none.
  */
@@ -12,11 +14,11 @@ const EXPECTED: Record<string, string> = {
   'GET /health': 'public',
   'GET /health/live': 'public',
   'GET /health/ready': 'public',
-  'GET /auth/regions/me': 'region-api-key',
-  'POST /auth/region/api-keys': 'region-api-key',
-  'DELETE /auth/region/api-keys/:id': 'region-api-key',
-  'POST /auth/region/api-keys/:id/roll': 'region-api-key',
-  'GET /auth/region/events': 'region-api-key',
+  'GET /auth/regions/me': 'region-api-key region:read',
+  'POST /auth/region/api-keys': 'region-api-key keys:write',
+  'DELETE /auth/region/api-keys/:id': 'region-api-key keys:write',
+  'POST /auth/region/api-keys/:id/roll': 'region-api-key keys:write',
+  'GET /auth/region/events': 'region-api-key region:read',
   'POST /user/signup': 'public',
   'POST /auth/token': 'public',
   'GET /me': 'user',
@@ -44,7 +46,9 @@ function routeTable(t: TestApp): Record<string, string | undefined> {
         const verb = RequestMethod[Reflect.getMetadata('method', handler) as number];
         const sub = String(Reflect.getMetadata('path', handler) ?? '').replace(/^\/|\/$/g, '');
         const path = `/${[base, sub].filter(Boolean).join('/')}`;
-        table[`${verb} ${path}`] = reflector.getAllAndOverride<string>(AUTH_POLICY, [handler, controller]);
+        const policy = reflector.getAllAndOverride<string>(AUTH_POLICY, [handler, controller]);
+        const permission = requiredPermissionOf(handler);
+        table[`${verb} ${path}`] = permission ? `${policy} ${permission}` : policy;
       }
     }
   }

@@ -39,6 +39,8 @@ const newKey = (regionId: string, revokesAt: Date | null = null): ApiKey =>
     lastUsedAt: null,
     revokedAt: null,
     revokesAt,
+    permissions: ['region:read', 'keys:write'],
+    allowedCidrs: null,
   });
 
 const callerOf = (key: ApiKey): ChangeOrigin => ({
@@ -68,7 +70,7 @@ describe(RegionKeysService.name, () => {
     it('refuses to revoke the only permanent key, and revokes nothing and records nothing', async () => {
       const only = newKey(region.id);
       repository.findActiveKeyInRegion.mockResolvedValue(only);
-      repository.countPermanentKeys.mockResolvedValue(1);
+      repository.countPermanentManagers.mockResolvedValue(1);
 
       await expect(sut.revokeKey(region.id, only.id, callerOf(only))).rejects.toBeInstanceOf(LastApiKeyError);
       expect(repository.revokeKey).not.toHaveBeenCalled();
@@ -80,7 +82,7 @@ describe(RegionKeysService.name, () => {
       const permanent = newKey(region.id);
       repository.findActiveKeyInRegion.mockResolvedValue(permanent);
       repository.countActiveKeys.mockResolvedValue(2);
-      repository.countPermanentKeys.mockResolvedValue(1);
+      repository.countPermanentManagers.mockResolvedValue(1);
 
       await expect(sut.revokeKey(region.id, permanent.id, callerOf(permanent))).rejects.toBeInstanceOf(LastApiKeyError);
       expect(repository.revokeKey).not.toHaveBeenCalled();
@@ -89,7 +91,7 @@ describe(RegionKeysService.name, () => {
     it('revokes a key scheduled to stop while a permanent key remains', async () => {
       const rolled = newKey(region.id, new Date(NOW.getTime() + 3600_000));
       repository.findActiveKeyInRegion.mockResolvedValue(rolled);
-      repository.countPermanentKeys.mockResolvedValue(1);
+      repository.countPermanentManagers.mockResolvedValue(1);
 
       await sut.revokeKey(region.id, rolled.id, callerOf(caller));
 
@@ -99,7 +101,7 @@ describe(RegionKeysService.name, () => {
     it('revokes a key when another permanent key remains, and records it with the caller in the same transaction', async () => {
       const key = newKey(region.id);
       repository.findActiveKeyInRegion.mockResolvedValue(key);
-      repository.countPermanentKeys.mockResolvedValue(2);
+      repository.countPermanentManagers.mockResolvedValue(2);
 
       await sut.revokeKey(region.id, key.id, callerOf(caller));
 
@@ -120,13 +122,13 @@ describe(RegionKeysService.name, () => {
     it('locks the region row before counting its keys, in the transaction that revokes', async () => {
       const key = newKey(region.id);
       repository.findActiveKeyInRegion.mockResolvedValue(key);
-      repository.countPermanentKeys.mockResolvedValue(2);
+      repository.countPermanentManagers.mockResolvedValue(2);
 
       await sut.revokeKey(region.id, key.id, callerOf(caller));
 
       expect(repository.lockRegion).toHaveBeenCalledWith(manager, region.id);
-      expect(repository.countPermanentKeys).toHaveBeenCalledWith(manager, region.id);
-      expectCalledInOrder(repository.lockRegion, repository.countPermanentKeys, repository.revokeKey);
+      expect(repository.countPermanentManagers).toHaveBeenCalledWith(manager, region.id);
+      expectCalledInOrder(repository.lockRegion, repository.countPermanentManagers, repository.revokeKey);
     });
 
     // Unknown, already revoked, past its revokesAt and another region's keys are told apart
@@ -136,7 +138,7 @@ describe(RegionKeysService.name, () => {
     it('answers not-found, and revokes nothing, for a key that is not active in the caller\'s region', async () => {
       const keyId = randomUUID();
       repository.findActiveKeyInRegion.mockResolvedValue(null);
-      repository.countPermanentKeys.mockResolvedValue(2);
+      repository.countPermanentManagers.mockResolvedValue(2);
 
       await expect(sut.revokeKey(region.id, keyId, callerOf(caller))).rejects.toBeInstanceOf(ApiKeyNotFoundError);
       expect(repository.findActiveKeyInRegion).toHaveBeenCalledWith(manager, keyId, region.id, NOW);
@@ -151,13 +153,15 @@ describe(RegionKeysService.name, () => {
         apiKeyId: own.id,
         tokenPreview: own.tokenPreview,
         lastUsedAt: new Date(),
+        permissions: own.permissions,
+        allowedCidrs: null,
         region,
         apiKeys: [own],
       });
       repository.findActiveKeyInRegion.mockResolvedValue(own);
-      repository.countPermanentKeys.mockResolvedValue(2);
+      repository.countPermanentManagers.mockResolvedValue(2);
 
-      const principal = await sut.authenticate(secret);
+      const principal = await sut.authenticate(secret, '203.0.113.7');
       expect(principal).toMatchObject({ regionId: region.id, apiKeyId: own.id });
       await sut.revokeKey(principal!.regionId, principal!.apiKeyId, callerOf(own));
 
@@ -170,7 +174,7 @@ describe(RegionKeysService.name, () => {
       repository.findActiveKeyWithRegion.mockResolvedValue(null);
       const secret = generateApiKey();
 
-      await expect(sut.authenticate(secret)).resolves.toBeNull();
+      await expect(sut.authenticate(secret, '203.0.113.7')).resolves.toBeNull();
       expect(repository.findActiveKeyWithRegion).toHaveBeenCalledWith(hashApiKey(secret), NOW);
     });
   });
@@ -204,8 +208,16 @@ describe(RegionKeysService.name, () => {
       const [insertManager, recorded] = events.insert.mock.calls[0];
       expect(insertManager).toBe(manager);
       expect(recorded.map(({ type, apiKey, actor }) => ({ type, apiKey, actor }))).toEqual([
-        { type: 'api_key.rolled', apiKey: { id: old.id, tokenPreview: old.tokenPreview, revokesAt: new Date(NOW.getTime() + 60_000) }, actor: callerOf(caller).actor },
-        { type: 'api_key.created', apiKey: { id: rolled.apiKey.id, tokenPreview: rolled.apiKey.tokenPreview }, actor: callerOf(caller).actor },
+        {
+          type: 'api_key.rolled',
+          apiKey: { id: old.id, tokenPreview: old.tokenPreview, revokesAt: new Date(NOW.getTime() + 60_000), grant: { permissions: old.permissions, allowedCidrs: null } },
+          actor: callerOf(caller).actor,
+        },
+        {
+          type: 'api_key.created',
+          apiKey: { id: rolled.apiKey.id, tokenPreview: rolled.apiKey.tokenPreview, grant: { permissions: ['region:read', 'keys:write'], allowedCidrs: null } },
+          actor: callerOf(caller).actor,
+        },
       ]);
     });
 
@@ -274,7 +286,7 @@ describe(RegionKeysService.name, () => {
     it.each([KEY_LIMIT, KEY_LIMIT + 1])('refuses with a 409 and inserts nothing when the region holds %i keys', async (active) => {
       repository.countActiveKeys.mockResolvedValue(active);
 
-      const refusal = sut.createKey(region.id, null, callerOf(caller));
+      const refusal = sut.createKey(region.id, {}, callerOf(caller));
 
       await expect(refusal).rejects.toBeInstanceOf(ApiKeyLimitError);
       await expect(refusal).rejects.toMatchObject({ status: 409, slug: 'api-key-limit' });
@@ -285,20 +297,20 @@ describe(RegionKeysService.name, () => {
     it('inserts below the limit, storing only the hash of the secret it returns, and records it', async () => {
       repository.countActiveKeys.mockResolvedValue(KEY_LIMIT - 1);
 
-      const issued = await sut.createKey(region.id, 'CI runner', callerOf(caller));
+      const issued = await sut.createKey(region.id, { description: 'CI runner' }, callerOf(caller));
 
       expect(repository.insertKey).toHaveBeenCalledTimes(1);
       const [insertManager, inserted] = repository.insertKey.mock.calls[0];
       expect(insertManager).toBe(manager);
       expect(inserted).toMatchObject({ regionId: region.id, description: 'CI runner', tokenHash: hashApiKey(issued.key) });
       expect(Object.values(inserted)).not.toContain(issued.key);
-      expect(events.insert).toHaveBeenCalledWith(manager, [expect.objectContaining({ type: 'api_key.created', apiKey: { id: issued.apiKey.id, tokenPreview: issued.apiKey.tokenPreview } })]);
+      expect(events.insert).toHaveBeenCalledWith(manager, [expect.objectContaining({ type: 'api_key.created', apiKey: expect.objectContaining({ id: issued.apiKey.id, tokenPreview: issued.apiKey.tokenPreview }) })]);
     });
 
     it('locks the region row before counting its keys, in the transaction that inserts', async () => {
       repository.countActiveKeys.mockResolvedValue(0);
 
-      await sut.createKey(region.id, null, callerOf(caller));
+      await sut.createKey(region.id, {}, callerOf(caller));
 
       expect(repository.countActiveKeys).toHaveBeenCalledWith(manager, region.id, NOW);
       expectCalledInOrder(repository.lockRegion, repository.countActiveKeys, repository.insertKey);
@@ -307,7 +319,7 @@ describe(RegionKeysService.name, () => {
     it('answers not-found for a region that does not exist', async () => {
       repository.lockRegion.mockResolvedValue(false);
 
-      await expect(sut.createKey(region.id, null, callerOf(caller))).rejects.toBeInstanceOf(RegionNotFoundError);
+      await expect(sut.createKey(region.id, {}, callerOf(caller))).rejects.toBeInstanceOf(RegionNotFoundError);
       expect(repository.insertKey).not.toHaveBeenCalled();
     });
   });

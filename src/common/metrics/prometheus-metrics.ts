@@ -8,7 +8,7 @@ import { type ApiKeyOutcome, type RateLimitName, SecurityCounters, type SignInMe
 /** Names of the service's own series; HTTP and process series use the usual names. */
 export const PREFIX = 'region_keys_api_';
 
-const API_KEY_OUTCOMES: readonly ApiKeyOutcome[] = ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'error'];
+const API_KEY_OUTCOMES: readonly ApiKeyOutcome[] = ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'address_not_allowed', 'error'];
 const RATE_LIMITS: readonly RateLimitName[] = ['login', 'signup'];
 const SIGN_IN_METHODS: readonly SignInMethod[] = ['token', 'basic'];
 
@@ -70,7 +70,7 @@ export class PrometheusMetrics extends SecurityCounters {
     );
     this.apiKeyAuthentications = this.counterOf(
       'api_key_authentications_total',
-      'Region API keys presented, by outcome: success, missing, malformed, unknown (never issued, revoked or expired), wrong_environment (a key of the other environment: live or sandbox), error.',
+      'Region API keys presented, by outcome: success, missing, malformed, unknown (never issued, revoked or expired), wrong_environment (a key of the other environment: live or sandbox), address_not_allowed (a valid key used from outside its allowedCidrs), error.',
       'outcome',
       API_KEY_OUTCOMES,
     );

@@ -9,9 +9,11 @@ export type SignInMethod = 'token' | 'basic';
  * key this service could have issued; turned away without the database), `unknown` (no
  * active key has it: never issued, revoked, or past its revokesAt; telling these apart would
  * cost every refused key a second query), `wrong_environment` (a sandbox key sent to live, or a
- * live key to a sandbox; no database either), `error` (the lookup failed, e.g. the database).
+ * live key to a sandbox; no database either), `address_not_allowed` (a valid key sent from an
+ * address outside its allowlist: refused like a failed authentication), `error` (the lookup
+ * failed, e.g. the database).
  */
-export type ApiKeyOutcome = 'success' | 'missing' | 'malformed' | 'unknown' | 'wrong_environment' | 'error';
+export type ApiKeyOutcome = 'success' | 'missing' | 'malformed' | 'unknown' | 'wrong_environment' | 'address_not_allowed' | 'error';
 
 /**
  * The security events features count, where they happen. Features depend on this class

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { type Permission, PERMISSIONS } from '../permissions';
 import type { ApiKeyRecord } from '../region-keys.repository';
 import type { RolledApiKey } from '../region-keys.service';
 
@@ -37,6 +38,22 @@ export class ApiKeyDto {
   })
   revokesAt: string | null;
 
+  @ApiProperty({
+    type: [String],
+    enum: PERMISSIONS,
+    description: 'What the key may do: `region:read` (read the region, its keys and events), `keys:write` (create, roll and delete keys).',
+    example: ['region:read', 'keys:write'],
+  })
+  permissions: Permission[];
+
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: 'The networks (canonical CIDRs) the key may be used from; null: any address.',
+    example: null,
+  })
+  allowedCidrs: string[] | null;
+
   static from(key: ApiKeyRecord): ApiKeyDto {
     return {
       id: key.id,
@@ -46,6 +63,8 @@ export class ApiKeyDto {
       updatedAt: key.updatedAt.toISOString(),
       lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
       revokesAt: key.revokesAt?.toISOString() ?? null,
+      permissions: key.permissions,
+      allowedCidrs: key.allowedCidrs,
     };
   }
 }

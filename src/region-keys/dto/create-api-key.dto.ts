@@ -1,7 +1,41 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, Length, ValidateBy, ValidateIf } from 'class-validator';
 import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
+import { parseCidr } from '../address-allowlist';
+import { type Permission, PERMISSIONS } from '../permissions';
+
+export const MAX_ALLOWED_CIDRS = 50;
+
+/** The first entry of a list that is not a CIDR, with why; null when all are. */
+function firstBadCidr(value: unknown): string | null {
+  if (!Array.isArray(value)) return null;
+  for (const [i, entry] of value.entries()) {
+    if (typeof entry !== 'string' || entry.length > 64) return `allowedCidrs[${i}] must be a string of at most 64 characters`;
+    const parsed = parseCidr(entry);
+    if ('error' in parsed) return `allowedCidrs[${i}] (${JSON.stringify(entry)}) ${parsed.error}`;
+  }
+  return null;
+}
+
+const IsCidrList = () =>
+  ValidateBy({
+    name: 'isCidrList',
+    validator: {
+      validate: (value: unknown) => firstBadCidr(value) === null,
+      defaultMessage: (args) => firstBadCidr(args?.value) ?? 'allowedCidrs must list CIDRs',
+    },
+  });
+
+// Each valid CIDR in its canonical form; anything else is left for the validator to name.
+const canonicalCidrs = ({ value }: { value: unknown }) =>
+  Array.isArray(value)
+    ? value.map((entry) => {
+        if (typeof entry !== 'string') return entry;
+        const parsed = parseCidr(entry);
+        return 'cidr' in parsed ? parsed.cidr : entry;
+      })
+    : value;
 
 export class CreateApiKeyDto {
   @ApiPropertyOptional({
@@ -18,4 +52,38 @@ export class CreateApiKeyDto {
   @Length(1, 255)
   @IsPlainText()
   description?: string | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: PERMISSIONS,
+    minItems: 1,
+    description:
+      'What the new key may do: `region:read` (read the region, its keys and its events) and `keys:write` (create, ' +
+      'roll and delete keys). Absent: the permissions of the key making the request. A key can grant only ' +
+      'permissions it holds (else 403 `insufficient-permission`); an empty list is a 400.',
+    example: ['region:read'],
+  })
+  @ValidateIf((_, value) => value !== undefined)
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(PERMISSIONS.length * 2)
+  @IsIn(PERMISSIONS, { each: true })
+  permissions?: Permission[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    maxItems: MAX_ALLOWED_CIDRS,
+    description:
+      'The networks the new key may be used from: IPv4 or IPv6 CIDRs (a bare address is a /32 or /128), stored in ' +
+      'canonical form. Requests from other addresses get 403 `address-not-allowed`. The address is the client ' +
+      'address the server resolves (behind a proxy, per its TRUST_PROXY setting). Null: any address.',
+    example: ['203.0.113.0/24', '2001:db8::/48'],
+  })
+  @Transform(canonicalCidrs)
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_ALLOWED_CIDRS)
+  @IsCidrList()
+  allowedCidrs?: string[] | null;
 }

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { REGION_EVENT_TYPES, type RegionEventRecord, type RegionEventType } from '../region-events.repository';
 import type { RegionEventPage } from '../region-keys.service';
+import { PERMISSIONS } from '../permissions';
 
 export const DEFAULT_EVENT_PAGE_SIZE = 20;
 export const MAX_EVENT_PAGE_SIZE = 100;
@@ -71,6 +72,24 @@ export class RegionEventApiKeyDto {
     example: '2026-11-23T10:15:00.000Z',
   })
   revokesAt?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: PERMISSIONS,
+    description:
+      'On `region.created`, `api_key.created` and `api_key.rolled`: the permissions of the key (for a new key, what ' +
+      'was granted). Absent on other events, and on events recorded before keys had permissions.',
+    example: ['region:read'],
+  })
+  permissions?: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    description: 'With `permissions`: the networks the key may be used from; null: any address.',
+    example: ['203.0.113.0/24'],
+  })
+  allowedCidrs?: string[] | null;
 }
 
 @ApiSchema({ name: 'RegionEvent', description: 'One change to the region or its keys, recorded with the change itself.' })
@@ -118,13 +137,13 @@ export class RegionEventDto {
   requestId: string | null;
 
   static from(event: RegionEventRecord): RegionEventDto {
-    const { revokesAt, ...apiKey } = event.apiKey;
+    const { revokesAt, grant, ...apiKey } = event.apiKey;
     return {
       id: event.id,
       type: event.type,
       occurredAt: event.occurredAt.toISOString(),
       actor: event.actor,
-      apiKey: revokesAt ? { ...apiKey, revokesAt: revokesAt.toISOString() } : apiKey,
+      apiKey: { ...apiKey, ...(revokesAt ? { revokesAt: revokesAt.toISOString() } : {}), ...grant },
       clientAddress: event.clientAddress,
       requestId: event.requestId,
     };

@@ -5,6 +5,10 @@ import { CreateApiKeyDto } from './create-api-key.dto';
 export const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
 export const MAX_REVOKE_OLD_AFTER_SECONDS = 604_800;
 
+/**
+ * As for a new key, but an absent allowedCidrs keeps the old key's allowlist (null clears
+ * it); absent permissions are still the caller's, as for a create.
+ */
 export class RollApiKeyDto extends CreateApiKeyDto {
   @ApiPropertyOptional({
     type: 'integer',

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { Permission } from '../permissions';
 import { Region } from './region.entity';
 
 /**
@@ -7,6 +8,7 @@ import { Region } from './region.entity';
  */
 @Entity('api_keys')
 @Index('api_keys_active_by_region_idx', ['regionId', 'createdAt'], { where: '"revoked_at" IS NULL' })
+@Check('api_keys_permissions_check', `"permissions" <@ ARRAY['region:read', 'keys:write']::text[] AND cardinality("permissions") > 0`)
 export class ApiKey {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'api_keys_pkey' })
   id: string;
@@ -39,6 +41,14 @@ export class ApiKey {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
+
+  /** What the key may do: a non-empty subset of PERMISSIONS. */
+  @Column({ type: 'text', array: true })
+  permissions: Permission[];
+
+  /** The networks (canonical CIDRs) the key may be used from; null: any address. */
+  @Column({ name: 'allowed_cidrs', type: 'text', array: true, nullable: true })
+  allowedCidrs: string[] | null;
 
   /** Set when the key is rolled: it stops authenticating at this time. Null: never. */
   @Column({ name: 'revokes_at', type: 'timestamptz', nullable: true })

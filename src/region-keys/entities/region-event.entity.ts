@@ -53,6 +53,14 @@ export class RegionEvent {
   @Column({ name: 'api_key_revokes_at', type: 'timestamptz', nullable: true })
   apiKeyRevokesAt: Date | null;
 
+  /** On region.created, api_key.created and api_key.rolled: the key's permissions. */
+  @Column({ name: 'api_key_permissions', type: 'text', array: true, nullable: true })
+  apiKeyPermissions: string[] | null;
+
+  /** With apiKeyPermissions: the key's allowlist (null there too when it has none). */
+  @Column({ name: 'api_key_allowed_cidrs', type: 'text', array: true, nullable: true })
+  apiKeyAllowedCidrs: string[] | null;
+
   @Column({ name: 'client_address', type: 'varchar', length: 64, nullable: true })
   clientAddress: string | null;
 

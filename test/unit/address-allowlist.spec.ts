@@ -1,0 +1,46 @@
+import { allowlistOf, parseCidr } from '../../src/region-keys/address-allowlist';
+
+describe('parseCidr', () => {
+  it.each([
+    ['192.0.2.0/24', '192.0.2.0/24'],
+    ['192.0.2.7', '192.0.2.7/32'],
+    ['0.0.0.0/0', '0.0.0.0/0'],
+    ['2001:DB8:0:0::/64', '2001:db8::/64'],
+    ['2001:db8::1', '2001:db8::1/128'],
+    ['::/0', '::/0'],
+    ['::ffff:192.0.2.0/120', '::ffff:c000:200/120'],
+  ])('writes %s as %s', (input, cidr) => {
+    expect(parseCidr(input)).toEqual({ cidr });
+  });
+
+  it.each([
+    ['example.com', 'IPv4 or IPv6'],
+    ['10.1', 'IPv4 or IPv6'],
+    ['192.0.2.0/33', 'prefix length of 0 to 32'],
+    ['2001:db8::/129', 'prefix length of 0 to 128'],
+    ['192.0.2.0/', 'prefix length'],
+    ['192.0.2.0/+8', 'prefix length'],
+    ['fe80::1%eth0', 'zone id'],
+    ['192.0.2.1/24', 'the network is 192.0.2.0/24'],
+    ['2001:db8::1/64', 'the network is 2001:db8::/64'],
+  ])('refuses %s (%s)', (input, reason) => {
+    expect(parseCidr(input)).toEqual({ error: expect.stringContaining(reason) });
+  });
+});
+
+describe('allowlistOf', () => {
+  const allows = allowlistOf(['192.0.2.0/24', '2001:db8::/32']);
+
+  it.each([
+    ['192.0.2.255', true],
+    ['192.0.3.0', false],
+    ['::ffff:192.0.2.9', true],
+    ['::FFFF:192.0.3.9', false],
+    ['2001:db8:ffff::1', true],
+    ['2001:db9::1', false],
+    ['fe80::1%eth0', false],
+    ['not an address', false],
+  ])('%s: %s', (address, expected) => {
+    expect(allows(address)).toBe(expected);
+  });
+});
