@@ -16,6 +16,7 @@ const EXPECTED: Record<string, string> = {
   'POST /auth/region/api-keys': 'region-api-key',
   'DELETE /auth/region/api-keys/:id': 'region-api-key',
   'POST /auth/region/api-keys/:id/roll': 'region-api-key',
+  'GET /auth/region/api-keys/:id/usage': 'region-api-key',
   'GET /auth/region/events': 'region-api-key',
   'POST /user/signup': 'public',
   'POST /auth/token': 'public',
