@@ -69,8 +69,7 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
    * retention. Never rejects: a failure is logged and the counts wait for the next flush.
    */
   flush(): Promise<void> {
-    this.queue = this.queue.then(() => this.write({ purge: true }));
-    return this.queue;
+    return this.enqueue({ purge: true });
   }
 
   onApplicationBootstrap(): void {
@@ -85,9 +84,16 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
    */
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    this.queue = this.queue.then(() => this.write({ purge: false }));
-    await this.queue;
+    await this.enqueue({ purge: false });
     if (this.size > 0) this.logger.warn(`Usage of ${this.size} API key-days could not be written before shutdown and is lost`);
+  }
+
+  private enqueue(options: { purge: boolean }): Promise<void> {
+    // The timer's flush is not awaited by anyone: whatever happens, it must not reject.
+    this.queue = this.queue
+      .then(() => this.write(options))
+      .catch((err: unknown) => this.logger.warn(`Could not write API key usage: ${messageOf(err)}`));
+    return this.queue;
   }
 
   private add(day: UtcDay, apiKeyId: string, requests: number): void {
