@@ -242,6 +242,24 @@ export class AppConfig {
   @Min(0)
   API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 
+  /**
+   * Milliseconds between two writes of the per-key usage counts of one instance. The contract
+   * promises at most one a minute, so less is refused outside NODE_ENV=test (where it lets a
+   * test see the timer work without waiting a minute).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Max(3600000, { message: 'API_KEY_USAGE_FLUSH_INTERVAL_MS must be at most 3600000 (an hour)' })
+  @ValidateBy({
+    name: 'usageFlushInterval',
+    validator: {
+      validate: (value: unknown, args) =>
+        typeof value === 'number' && value >= ((args?.object as AppConfig).NODE_ENV === NodeEnv.Test ? 100 : 60000),
+      defaultMessage: () => 'API_KEY_USAGE_FLUSH_INTERVAL_MS must be at least 60000 (usage is written at most once a minute)',
+    },
+  })
+  API_KEY_USAGE_FLUSH_INTERVAL_MS = 60000;
+
   /** Milliseconds a client gets to send a whole request (headers and body); then 408. */
   @Transform(toInt)
   @IsInt()

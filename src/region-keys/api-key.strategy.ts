@@ -5,6 +5,7 @@ import { Strategy } from 'passport-custom';
 import { SecurityCounters } from '../common/metrics/security-counters';
 import { AppConfig } from '../config/app-config';
 import { generatedKeyEnvironment, isWellFormedApiKey } from './api-key-codec';
+import { KeyUsageCounter } from './key-usage/key-usage-counter';
 import { AddressNotAllowedError, InvalidApiKeyError, WrongEnvironmentApiKeyError } from './region-keys.errors';
 import { RegionKeysService, RegionPrincipal } from './region-keys.service';
 
@@ -18,6 +19,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY)
     private readonly regionKeys: RegionKeysService,
     private readonly counters: SecurityCounters,
     private readonly config: AppConfig,
+    private readonly usage: KeyUsageCounter,
   ) {
     super();
   }
@@ -49,6 +51,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY)
       throw new InvalidApiKeyError();
     }
     this.counters.apiKeyAuthenticated('success');
+    this.usage.count(principal.apiKeyId);
     return principal;
   }
 }

@@ -7,6 +7,8 @@ import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { RegionDto } from './dto/region.dto';
 import { ListRegionEventsQueryDto, RegionEventPageDto } from './dto/region-event.dto';
 import { DEFAULT_REVOKE_OLD_AFTER_SECONDS, RollApiKeyDto } from './dto/roll-api-key.dto';
+import { KeyUsageDto, KeyUsageQueryDto } from './key-usage/key-usage.dto';
+import { KeyUsageService } from './key-usage/key-usage.service';
 import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from './region-key-auth.decorator';
 import { type ChangeOrigin, RegionKeysService, type RegionPrincipal } from './region-keys.service';
 
@@ -16,7 +18,10 @@ const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: 'The key\'s id (
 @RegionKeyAuth()
 @Controller('auth')
 export class RegionKeysController {
-  constructor(private readonly regionKeys: RegionKeysService) {}
+  constructor(
+    private readonly regionKeys: RegionKeysService,
+    private readonly keyUsage: KeyUsageService,
+  ) {}
 
   @Get('regions/me')
   @RequiresPermission('region:read')
@@ -132,6 +137,28 @@ export class RegionKeysController {
       caller.permissions,
     );
     return RolledApiKeyDto.fromRolled(rolled);
+  }
+
+  @Get('region/api-keys/:id/usage')
+  @RequiresPermission('region:read')
+  @ApiOperation({
+    summary: 'Get an API key\'s usage',
+    description:
+      'The requests the key authenticated on each of the last `days` UTC days (today included), oldest first. ' +
+      'Every day of the window is listed, days without requests as 0, so the answer can be plotted as it is. ' +
+      'Usage is kept 90 days, and revoked keys of your region still answer. Each server instance counts in memory ' +
+      'and writes its counts at most once a minute, so the latest minute may be missing: the instance that answers ' +
+      'adds what it has not written yet, the others\' show after their next write. After rolling a key, watch the ' +
+      'old key\'s usage go to 0 before deleting it.',
+  })
+  @ApiParam(KEY_ID_PARAM)
+  @ApiOkResponse({ type: KeyUsageDto })
+  @ApiProblems(
+    { status: 400, description: 'The id is not a UUID, or `days` is not a whole number from 1 to 90.' },
+    { status: 404, description: 'No key with this id in your region (revoked keys included).' },
+  )
+  async getKeyUsage(@CurrentRegion() caller: RegionPrincipal, @UuidParam('id') id: string, @Query() query: KeyUsageQueryDto): Promise<KeyUsageDto> {
+    return KeyUsageDto.from(await this.keyUsage.dailyUsage(caller.regionId, id, query.days));
   }
 
   @Get('region/events')

@@ -2,13 +2,14 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
+import { KeyUsageModule } from './key-usage/key-usage.module';
 import { RegionEventsRepository } from './region-events.repository';
 import { RegionKeysController } from './region-keys.controller';
 import { RegionKeysRepository } from './region-keys.repository';
 import { RegionKeysService } from './region-keys.service';
 
 @Module({
-  imports: [PassportModule],
+  imports: [PassportModule, KeyUsageModule],
   controllers: [RegionKeysController],
   providers: [RegionKeysRepository, RegionEventsRepository, RegionKeysService, ApiKeyStrategy],
   exports: [RegionKeysService],
