@@ -71,12 +71,14 @@ const apiKeyJson = (row) => ({
   updatedAt: iso(row.updated_at),
   lastUsedAt: iso(row.last_used_at),
   revokesAt: iso(row.revokes_at),
+  permissions: row.permissions,
+  allowedCidrs: row.allowed_cidrs,
 });
 
 const CALLER_WITH_REGION = `
-  SELECT c.id AS caller_id, c.last_used_at AS caller_last_used_at,
+  SELECT c.id AS caller_id, c.last_used_at AS caller_last_used_at, c.permissions AS caller_permissions,
          r.id AS region_id, r.name AS region_name, r.created_at AS region_created_at, r.updated_at AS region_updated_at,
-         k.id, k.description, k.token_preview, k.created_at, k.updated_at, k.last_used_at, k.revokes_at
+         k.id, k.description, k.token_preview, k.created_at, k.updated_at, k.last_used_at, k.revokes_at, k.permissions, k.allowed_cidrs
     FROM api_keys c
     JOIN regions r ON r.id = c.region_id
     JOIN api_keys k ON k.region_id = c.region_id AND k.revoked_at IS NULL AND (k.revokes_at IS NULL OR k.revokes_at > $2)
@@ -160,9 +162,10 @@ app.post('/auth/region/api-keys', async (request, reply) => {
   const created = await inRegionLock(regionId, async (client) => {
     if ((await countActive(client, regionId)) >= MAX_KEYS) return null;
     const { rows: [row] } = await client.query(
-      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id, description, token_preview, created_at, updated_at, last_used_at, revokes_at`,
-      [randomUUID(), regionId, hashApiKey(key), previewApiKey(key), description ?? null],
+      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, description, token_preview, created_at, updated_at, last_used_at, revokes_at, permissions, allowed_cidrs`,
+      // As the service: a new key gets the caller's permissions (the bench's keys have no allowlist).
+      [randomUUID(), regionId, hashApiKey(key), previewApiKey(key), description ?? null, rows[0].caller_permissions],
     );
     return row;
   });

@@ -8,6 +8,7 @@
 //   BENCH_SCENARIOS=1,3,5 npm run bench       some scenarios only (no RESULTS.md then)
 //   BENCH_PROFILE=1 npm run bench             CPU profile of the service under scenarios 1, 3, 5 (or BENCH_SCENARIOS)
 //   BENCH_ROUNDS=5 BENCH_SECONDS=2 BENCH_CONNECTIONS=32 BENCH_LOAD=wrk|autocannon
+//   BENCH_BASELINE=../other-checkout npm run bench   also this build against that one's dist/ on scenario 1 (interleaved)
 //   DATABASE_URL=postgres://…  REDIS_URL=redis://…   (defaults: this machine's)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,7 @@ const WARMUP_SECONDS = 1;
 const PROFILE = Boolean(env.BENCH_PROFILE);
 const SELECTED = env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()) ?? (PROFILE ? ['1', '3', '5'] : null);
 const LABEL = env.BENCH_LABEL ?? 'Latest run';
+const BASELINE = env.BENCH_BASELINE;
 const PLANETS = 10_000;
 const OTHER_KEYS = 100_000;
 const INTRO = `
@@ -207,6 +209,7 @@ try {
     const basicBurst = await firstBasicRequests(service.url);
     const logging = await loggingCost(service, scenarios);
     const metrics = await metricsCost(service, scenarios);
+    const baseline = await baselineCost(service, scenarios);
     const startup = await startupTimes();
     const fastestService = Math.max(...rows.map((r) => summarise(r.service).rps));
 
@@ -231,6 +234,7 @@ try {
       // The cost of logging is CPU; throughput, far noisier here, goes in the table above.
       check('LOG_LEVEL=info against warn, unknown path: CPU per request added', logging.cheap.cpu, { atMost: 0.15, note: fmt.ratio(logging.cheap.cpu) }),
       check('Metrics on against METRICS_PORT=0, unknown path: CPU per request added', metrics.cheap.cpu, { atMost: 0.05, note: fmt.ratio(metrics.cheap.cpu) }),
+      ...(baseline ? [check(`1: region, this build against BENCH_BASELINE: throughput lost`, baseline.rps, { atMost: 0.03, note: fmt.ratio(baseline.cpu) })] : []),
       check('Resident memory after the run', rssAfterRun, { atMost: 250, unit: ' MB', digits: 0 }),
       check('Resident memory growth on a repeat', rssGrowth, { atMost: Math.max(10, rssAfterRun * 0.05), unit: ' MB', digits: 0 }),
       check('Start-up to healthy, PostgreSQL', startup.postgres, { atMost: 1500, unit: ' ms', digits: 0 }),
@@ -249,6 +253,9 @@ try {
         `unknown path: ${pct(metrics.cheap.rps)} fewer req/s, ${pct(metrics.cheap.cpu)} more CPU per request; ` +
           `GET /auth/regions/me: ${pct(metrics.region.rps)} fewer req/s, ${pct(metrics.region.cpu)} more CPU per request`,
       ],
+      ...(baseline
+        ? [[`This build against BENCH_BASELINE (${BASELINE})`, `GET /auth/regions/me: ${pct(baseline.rps)} fewer req/s, ${pct(baseline.cpu)} more CPU per request`]]
+        : []),
       ['Resident memory of the service', `${fmt.int(rssAfterRun)} MB after the run, ${fmt.int(rssAfterRepeat)} MB after a repeat (${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB)`],
       ['Start-up to first healthy /health (median of 3)', `PostgreSQL (migrated): ${fmt.int(startup.postgres)} ms; embedded, existing DATA_DIR: ${fmt.int(startup.embedded)} ms; first start on an empty PostgreSQL database (migrations): ${fmt.int(firstStartMs)} ms`],
     ]);
@@ -327,29 +334,52 @@ async function loggingCost(warnService, scenarios) {
 }
 
 /**
+ * What `a` loses against `b` on a scenario, in interleaved rounds (who goes first
+ * alternates, so neither always follows the other's load): throughput lost, and CPU per
+ * request added.
+ */
+async function interleavedCost(a, b, scenario) {
+  if (!scenario) return { rps: NaN, cpu: NaN };
+  // b has just started while a has run every scenario: without a real warm-up (the JIT,
+  // the pool) b looks slower than it is, and a's cost hides in that.
+  await drive(b, scenario, 5 * SECONDS);
+  const onA = [];
+  const onB = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const first of round % 2 === 0 ? [true, false] : [false, true]) {
+      if (first) onA.push(await drive(a, scenario, SECONDS));
+      else onB.push(await drive(b, scenario, SECONDS));
+    }
+  }
+  return { rps: 1 - roundRatio(onA, onB), cpu: 1 / cpuRatio(onA, onB) - 1 };
+}
+
+/**
  * What metrics cost (the service runs with them, as in production) against METRICS_PORT=0,
- * on the unknown path (no database) and on scenario 1, in interleaved rounds: throughput
- * lost, and CPU per request added.
+ * on the unknown path (no database) and on scenario 1.
  */
 async function metricsCost(withMetrics, scenarios) {
   const without = keep(await startService({ METRICS_PORT: '0' }));
-  const lost = async (scenario) => {
-    if (!scenario) return { rps: NaN, cpu: NaN };
-    await drive(without, scenario, WARMUP_SECONDS);
-    const on = [];
-    const off = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      // Alternate who goes first, so neither side always follows the other's load.
-      const pair = round % 2 === 0 ? [true, false] : [false, true];
-      for (const isOn of pair) {
-        if (isOn) on.push(await drive(withMetrics, scenario, SECONDS));
-        else off.push(await drive(without, scenario, SECONDS));
-      }
-    }
-    return { rps: 1 - roundRatio(on, off), cpu: 1 / cpuRatio(on, off) - 1 };
+  const result = {
+    cheap: await interleavedCost(withMetrics, without, scenarios.find((s) => s.id === '7a')),
+    region: await interleavedCost(withMetrics, without, scenarios.find((s) => s.id === '1')),
   };
-  const result = { cheap: await lost(scenarios.find((s) => s.id === '7a')), region: await lost(scenarios.find((s) => s.id === '1')) };
   await without.stop();
+  return result;
+}
+
+/**
+ * BENCH_BASELINE=<a checkout of another commit, built>: what this build loses against that
+ * one on scenario 1, in interleaved rounds on the same database, e.g. the cost of a change
+ * to the region path measured against the commit before it.
+ */
+async function baselineCost(service, scenarios) {
+  if (!BASELINE) return null;
+  const baseline = keep(
+    await startNode({ args: [...serveFlags, join(BASELINE, 'dist/src/main.js')], env: serviceEnv({ METRICS_PORT: String(await freePort()) }) }),
+  );
+  const result = await interleavedCost(service, baseline, scenarios.find((s) => s.id === '1'));
+  await baseline.stop();
   return result;
 }
 
