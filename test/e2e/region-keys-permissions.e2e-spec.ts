@@ -4,6 +4,7 @@ import { SecurityCounters } from '../../src/common/metrics/security-counters';
 import { generateApiKey, hashApiKey, previewApiKey } from '../../src/region-keys/api-key-codec';
 import { KeyPermissionsAndAllowlists1764100000000 } from '../../src/region-keys/migrations/1764100000000-key-permissions-and-allowlists';
 import { expectProblem } from '../support/problems';
+import { migrateFromOldSchema } from '../support/migrations';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 
 type Reply = Awaited<ReturnType<TestApp['request']>>;
@@ -257,13 +258,9 @@ describe('migration KeyPermissionsAndAllowlists1764100000000', () => {
     const region = await newRegion(t);
     const dataSource = t.app.get(DataSource);
     const migration = new KeyPermissionsAndAllowlists1764100000000();
-    const q = dataSource.createQueryRunner();
-    await q.connect();
-    let oldKey: { id: string; key: string };
-    try {
-      await q.startTransaction();
-      // Back to the schema before it, and a key as the code before it inserted one.
-      await migration.down(q);
+    let oldKey: { id: string; key: string } | undefined;
+    // A key as the code before the migration inserted one.
+    await migrateFromOldSchema(dataSource, migration, async (q) => {
       const columns: { column_name: string }[] = await q.query(
         `SELECT column_name FROM information_schema.columns WHERE table_name = 'api_keys' AND column_name IN ('permissions', 'allowed_cidrs')`,
       );
@@ -274,14 +271,8 @@ describe('migration KeyPermissionsAndAllowlists1764100000000', () => {
         [region.regionId, hashApiKey(key), previewApiKey(key)],
       );
       oldKey = { id, key };
-      await migration.up(q);
-      await q.commitTransaction();
-    } catch (err) {
-      await q.rollbackTransaction();
-      throw err;
-    } finally {
-      await q.release();
-    }
+    });
+    if (!oldKey) throw new Error('the old key was not inserted');
     const [row] = await dataSource.query('SELECT permissions, allowed_cidrs FROM api_keys WHERE id = $1', [oldKey.id]);
     expect(row).toEqual({ permissions: ['region:read', 'keys:write'], allowed_cidrs: null });
     // Both permissions, from any address: it reads, and it manages keys.

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { PasswordHasher } from '../../src/users/password-hasher';
 import { UsersEmailCanonical1764000001000 } from '../../src/users/migrations/1764000001000-users-email-canonical';
 import { address, INVISIBLES, variantOf, withInserted } from '../support/email-forms';
+import { migrateFromOldSchema } from '../support/migrations';
 import { expectProblem } from '../support/problems';
 import { propertyRuns } from '../support/property-runs';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -150,12 +151,8 @@ describe('migration UsersEmailCanonical1764000001000', () => {
     const hash = await t.app.get(PasswordHasher).hash('old-password');
     const tag = randomBytes(4).toString('hex');
     const ids: Record<string, number> = {};
-    const q = dataSource.createQueryRunner();
-    await q.connect();
-    try {
-      await q.startTransaction();
-      // Back to the schema before it, then rows as the old code kept them (trimmed, lower-cased).
-      await migration.down(q);
+    // Rows as the code before the migration kept them (trimmed, lower-cased).
+    await migrateFromOldSchema(dataSource, migration, async (q) => {
       const insert = async (key: string, email: string, createdAt: string) => {
         const [{ id }] = await q.query(`INSERT INTO users (email, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id`, [email, hash, createdAt]);
         ids[key] = id;
@@ -170,15 +167,7 @@ describe('migration UsersEmailCanonical1764000001000', () => {
       await insert('unicode2', `ann${tag}@bu\u0308cher.example`, '2021-08-01T00:00:00Z');
       await insert('invisible', `an\u200bn${tag}@old.example`, '2020-01-01T00:00:00Z');
       await insert('alone', `solo${tag}@old.example`, '2020-01-01T00:00:00Z');
-
-      await migration.up(q);
-      await q.commitTransaction();
-    } catch (err) {
-      await q.rollbackTransaction();
-      throw err;
-    } finally {
-      await q.release();
-    }
+    });
 
     const rows: { id: number; email: string; email_canonical: string | null }[] = await dataSource.query(
       'SELECT id, email, email_canonical FROM users WHERE id = ANY($1::int[])',
