@@ -2,8 +2,8 @@ import { jest } from '@jest/globals';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../src/common/clock/clock';
-import { createKey, newRegion, startTestApp, TestApp } from '../support/test-app';
-import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
+import { createKey, newRegion, startTestApp, TestApp, type TwoApps, twoInstances } from '../support/test-app';
+import { createTestDatabase, usesPostgresServer } from '../support/test-database';
 
 /**
  * Two server instances on one PostgreSQL server, as in a deployment with several replicas.
@@ -13,20 +13,15 @@ import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support
 const describeOnServer = usesPostgresServer() ? describe : describe.skip;
 
 describeOnServer('two instances on one PostgreSQL', () => {
-  let db: TestDatabase;
+  let apps: TwoApps;
   let a: TestApp;
   let b: TestApp;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    a = await startTestApp({}, db);
-    b = await startTestApp({}, db);
+    apps = await twoInstances();
+    ({ a, b } = apps);
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await db?.drop();
-  });
+  afterAll(async () => apps?.close());
 
   const regionOf = (t: TestApp, key: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
 
@@ -138,10 +133,10 @@ describeOnServer('two instances on one PostgreSQL', () => {
   });
 
   it('answers 503 with Retry-After instead of hanging when the region row stays locked', async () => {
-    const impatient = await startTestApp({ DATABASE_LOCK_TIMEOUT_MS: '300' }, db);
+    const impatient = await startTestApp({ DATABASE_LOCK_TIMEOUT_MS: '300' }, apps.database);
     const r = await newRegion(impatient);
     const second = await createKey(impatient, r.key);
-    const blocker = new Client({ connectionString: db.env.DATABASE_URL });
+    const blocker = new Client({ connectionString: apps.database.env.DATABASE_URL });
     await blocker.connect();
     try {
       await blocker.query('BEGIN');

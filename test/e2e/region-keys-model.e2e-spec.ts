@@ -5,8 +5,8 @@ import { Clock } from '../../src/common/clock/clock';
 import type { Permission } from '../../src/region-keys/permissions';
 import { expectProblem } from '../support/problems';
 import { propertyRuns } from '../support/property-runs';
-import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
-import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
+import { newRegion, RegionFixture, TestApp, type TwoApps, twoInstances } from '../support/test-app';
+import { usesPostgresServer } from '../support/test-database';
 
 /**
  * A model of one region's keys, checked against two server instances on one PostgreSQL
@@ -70,7 +70,7 @@ const granted = (asked: Permission[] | undefined, actor: Permission[]) => ALL.fi
 
 const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
 
-let db: TestDatabase;
+let apps: TwoApps;
 let a: TestApp;
 let b: TestApp;
 let otherRegion: RegionFixture;
@@ -545,18 +545,14 @@ const commands = fc.commands<KeyModel, Service, false>(
 
 describeOnServer('region key life cycle against a model, two instances on one PostgreSQL', () => {
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const env = { MAX_API_KEYS_PER_REGION: String(KEY_LIMIT) };
-    a = await startTestApp(env, db);
-    b = await startTestApp(env, db);
+    apps = await twoInstances({ MAX_API_KEYS_PER_REGION: String(KEY_LIMIT) });
+    ({ a, b } = apps);
     for (const t of [a, b]) jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(testNow));
     otherRegion = await newRegion(a, 'Another region');
   });
   afterAll(async () => {
     jest.restoreAllMocks();
-    await a?.close();
-    await b?.close();
-    await db?.drop();
+    await apps?.close();
   });
 
   it('agrees with the model after every create, delete, roll, authentication, step of time and concurrent batch, by keys of any permissions', async () => {

@@ -4,8 +4,8 @@ import { Clock } from '../../src/common/clock/clock';
 import { KeyUsageCounter } from '../../src/region-keys/key-usage/key-usage-counter';
 import { KeyUsageRepository } from '../../src/region-keys/key-usage/key-usage.repository';
 import { expectProblem } from '../support/problems';
-import { createKey, newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
-import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
+import { createKey, newRegion, RegionFixture, startTestApp, TestApp, type TwoApps, twoInstances } from '../support/test-app';
+import { usesPostgresServer } from '../support/test-database';
 
 const DAY_MS = 86_400_000;
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
@@ -225,21 +225,16 @@ describe('the usage flush timer', () => {
 const describeOnServer = usesPostgresServer() ? describe : describe.skip;
 
 describeOnServer('per-key usage on two instances', () => {
-  let db: TestDatabase;
+  let apps: TwoApps;
   let a: TestApp;
   let b: TestApp;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    a = await startTestApp({}, db);
-    b = await startTestApp({}, db);
+    apps = await twoInstances();
+    ({ a, b } = apps);
     for (const t of [a, b]) jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date('2030-01-15T12:00:00.000Z'));
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await db?.drop();
-  });
+  afterAll(async () => apps?.close());
 
   it('adds both instances\' counts, each flushing in one statement', async () => {
     const region = await newRegion(a);

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createTestDatabase } from './test-database';
-import { startTestApp, TestApp } from './test-app';
+import { type TwoApps, twoInstances } from './test-app';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -19,28 +18,19 @@ export async function dropRedisKeys(prefix: string, url = REDIS_URL): Promise<vo
   }
 }
 
-export interface TwoInstances {
-  a: TestApp;
-  b: TestApp;
+export interface TwoInstances extends TwoApps {
   prefix: string;
-  close(): Promise<void>;
 }
 
 /** Two apps on one database sharing rate-limit counters in Redis, as two replicas would. */
 export async function twoInstancesSharingRedis(env: Record<string, string>): Promise<TwoInstances> {
   const prefix = uniqueRedisPrefix();
-  const database = await createTestDatabase();
-  const shared = { REDIS_URL, REDIS_KEY_PREFIX: prefix, ...env };
-  const a = await startTestApp(shared, database);
-  const b = await startTestApp(shared, database);
+  const apps = await twoInstances({ REDIS_URL, REDIS_KEY_PREFIX: prefix, ...env });
   return {
-    a,
-    b,
+    ...apps,
     prefix,
     close: async () => {
-      await a.close();
-      await b.close();
-      await database.drop();
+      await apps.close();
       await dropRedisKeys(prefix);
     },
   };

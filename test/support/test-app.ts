@@ -84,3 +84,27 @@ export async function createKey(t: TestApp, key: string, description?: string) {
   expect(res.statusCode).toBe(201);
   return res.json() as { id: string; key: string; tokenPreview: string; description: string | null };
 }
+
+export interface TwoApps {
+  a: TestApp;
+  b: TestApp;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** Two apps on one fresh database, as two replicas of the service would run. */
+export async function twoInstances(env: Record<string, string> = {}): Promise<TwoApps> {
+  const database = await createTestDatabase();
+  const a = await startTestApp(env, database);
+  const b = await startTestApp(env, database);
+  return {
+    a,
+    b,
+    database,
+    close: async () => {
+      await a.close();
+      await b.close();
+      await database.drop();
+    },
+  };
+}
