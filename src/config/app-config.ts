@@ -455,6 +455,14 @@ export class AppConfig {
     return this.NODE_ENV === NodeEnv.Production;
   }
 
+  /**
+   * This deployment's own public base URL (PUBLIC_BASE_URL, or SANDBOX_BASE_URL on a sandbox),
+   * or undefined when not configured. Absolute URIs the service sends start with it.
+   */
+  get ownBaseUrl(): string | undefined {
+    return this.isSandbox ? this.SANDBOX_BASE_URL : this.PUBLIC_BASE_URL;
+  }
+
   get initialRegionName(): string {
     return this.INITIAL_REGION_NAME ?? 'Default region';
   }
