@@ -7,7 +7,7 @@ import { PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { CelestialBodyPipe, type CelestialBodyInput } from './celestial-body.pipe';
 import { PlanetBodyInputDto } from './dto/planet-input.dto';
-import { PlanetDto } from './dto/planet.dto';
+import { PlanetBodyDto, PlanetDto } from './dto/planet.dto';
 import { SatelliteInputDto } from './dto/satellite-input.dto';
 import { SatelliteDto } from './dto/satellite.dto';
 
@@ -37,9 +37,9 @@ export class CelestialBodiesController {
       'A planet when `type` is terrestrial, gas_giant, ice_giant, dwarf or super_earth (you become its creator); ' +
       'a satellite when it is moon, asteroid or comet, orbiting the existing planet named by `orbit.planet.id`.',
   })
-  @ApiExtraModels(PlanetBodyInputDto, SatelliteInputDto, PlanetDto, SatelliteDto)
+  @ApiExtraModels(PlanetBodyInputDto, SatelliteInputDto, PlanetBodyDto, SatelliteDto)
   @ApiBody({ required: true, description: 'Celestial body to create', schema: celestialBody(PlanetBodyInputDto, SatelliteInputDto) })
-  @ApiCreatedResponse({ description: 'Celestial body created', schema: celestialBody(PlanetDto, SatelliteDto) })
+  @ApiCreatedResponse({ description: 'Celestial body created', schema: celestialBody(PlanetBodyDto, SatelliteDto) })
   @ApiProblems(
     { status: 400, description: 'Invalid input: a missing or unknown type, unknown fields, wrong types or values.' },
     { status: 404, description: 'The planet named by orbit.planet.id does not exist.' },

@@ -8,6 +8,9 @@ import { MAX_IMAGE_BYTES, readImage, type ReceivedImage } from './image-upload';
 /** The form's one part. */
 export const IMAGE_FIELD = 'image';
 
+/** What the 415 for any other body says to send. */
+export const IMAGE_FORM_DETAIL = `Send the body as multipart/form-data with one part: the image file in the field "${IMAGE_FIELD}".`;
+
 type PartsOptions = NonNullable<Parameters<FastifyRequest['parts']>[0]>;
 
 export interface ImageFormLimits {

@@ -22,7 +22,7 @@ import { ImageUploadedDto } from './dto/image-uploaded.dto';
 import { PlanetInputDto } from './dto/planet-input.dto';
 import { ListPlanetsQueryDto, PlanetPageDto } from './dto/planet-page.dto';
 import { planetImagePath, PlanetDto } from './dto/planet.dto';
-import { readImageForm } from './image-form';
+import { IMAGE_FORM_DETAIL, readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
 import { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
 
@@ -125,7 +125,7 @@ export class PlanetsController {
   @Post(':planetId/image')
   @HttpCode(200)
   @UserAuth()
-  @AcceptsMultipart()
+  @AcceptsMultipart(IMAGE_FORM_DETAIL)
   @ApiOperation({
     operationId: 'uploadImage',
     summary: 'Upload an image to a planet',
@@ -144,6 +144,8 @@ export class PlanetsController {
       additionalProperties: false,
       properties: { image: { type: 'string', format: 'binary', description: 'The image file to upload', maxLength: MAX_IMAGE_BYTES } },
     },
+    // The types accepted; the part's declared type is not trusted, its bytes are.
+    encoding: { image: { contentType: IMAGE_TYPES.join(', ') } },
   })
   @ApiOkResponse({ type: ImageUploadedDto, description: 'Image uploaded' })
   @ApiProblems(

@@ -1,15 +1,17 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth/auth-policy';
 import { ServiceUnavailableError } from '../common/problem/problem';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { HealthService } from './health.service';
 
+@ApiSchema({ name: 'Liveness' })
 class LivenessDto {
   @ApiProperty({ enum: ['ok'], example: 'ok' })
   status: 'ok';
 }
 
+@ApiSchema({ name: 'Readiness' })
 class ReadinessDto {
   @ApiProperty({ enum: ['ok'], example: 'ok' })
   status: 'ok';
@@ -35,7 +37,7 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'Liveness: the process serves requests', description: 'Checks nothing outside the process; 200 also while shutting down.' })
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: the process serves requests', description: 'Checks nothing outside the process; 200 also while shutting down.' })
   @ApiOkResponse({ type: LivenessDto })
   live(): LivenessDto {
     return { status: 'ok' };
@@ -43,6 +45,7 @@ export class HealthController {
 
   @Get('ready')
   @ApiOperation({
+    operationId: 'getReadiness',
     summary: 'Readiness: the database and Redis (when configured) answer',
     description: `503 as soon as a shutdown begins, so a load balancer stops sending requests. Each check gives up after 2 s.`,
   })
@@ -53,7 +56,7 @@ export class HealthController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Readiness (the same as /health/ready)' })
+  @ApiOperation({ operationId: 'getHealth', summary: 'Readiness (the same as /health/ready)' })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiProblems({ status: 503, description: NOT_READY })
   check(): Promise<ReadinessDto> {

@@ -25,7 +25,11 @@ export class RegionKeysController {
 
   @Get('regions/me')
   @RequiresPermission('region:read')
-  @ApiOperation({ summary: 'Get your region', description: 'The region of the API key that authenticates the request, with its active keys (oldest first).' })
+  @ApiOperation({
+    operationId: 'getMyRegion',
+    summary: 'Get your region',
+    description: 'The region of the API key that authenticates the request, with its active keys (oldest first).',
+  })
   @ApiOkResponse({ type: RegionDto })
   getMyRegion(@CurrentRegion() caller: RegionPrincipal): RegionDto {
     // Read with the key itself, in the query that accepted it (see RegionKeysService.authenticate).
@@ -36,6 +40,7 @@ export class RegionKeysController {
   @RequiresPermission('keys:write')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
+    operationId: 'createApiKey',
     summary: 'Create an API key',
     description:
       'Creates a key for your region. The response is the only time the full key (`key`) is shown. ' +
@@ -63,6 +68,7 @@ export class RegionKeysController {
   @RequiresPermission('keys:write')
   @HttpCode(204)
   @ApiOperation({
+    operationId: 'revokeApiKey',
     summary: 'Delete (revoke) an API key',
     description:
       'Revokes a key of your region at once. A region keeps at least one key that holds `keys:write` and is not ' +
@@ -91,6 +97,7 @@ export class RegionKeysController {
   @RequiresPermission('keys:write')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
+    operationId: 'rollApiKey',
     summary: 'Roll an API key',
     description:
       'The recommended way to rotate a key: creates a new key (its full `key` is shown only in this response) and ' +
@@ -142,6 +149,7 @@ export class RegionKeysController {
   @Get('region/api-keys/:id/usage')
   @RequiresPermission('region:read')
   @ApiOperation({
+    operationId: 'getApiKeyUsage',
     summary: 'Get an API key\'s usage',
     description:
       'The requests the key authenticated on each of the last `days` UTC days (today included), oldest first. ' +
@@ -164,6 +172,7 @@ export class RegionKeysController {
   @Get('region/events')
   @RequiresPermission('region:read')
   @ApiOperation({
+    operationId: 'listRegionEvents',
     summary: 'List your region\'s events',
     description:
       'The audit trail of your region: who created, rolled and revoked which key, when, from which client address ' +

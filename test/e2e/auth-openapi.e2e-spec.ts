@@ -35,7 +35,7 @@ describe('the OpenAPI document for users and tokens', () => {
       expect(Object.keys(operation.responses).sort()).toEqual([...statuses].sort());
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
         expect(operation.responses[status].content['application/problem+json']).toMatchObject({
-          schema: { $ref: '#/components/schemas/ProblemDto' },
+          schema: { $ref: '#/components/schemas/Problem' },
           example: { status: Number(status) },
         });
       }

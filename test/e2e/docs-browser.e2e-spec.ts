@@ -61,21 +61,21 @@ it('authorises with an API key, runs GET /auth/regions/me with "Try it out", and
   await page.screenshot({ path: `${ARTIFACTS}/01-docs.png` });
 
   await authorize('apiKeyHeader', (c) => c.locator('input').first().fill(region.key));
-  const { status, body } = await tryItOut('RegionKeysController_getMyRegion');
+  const { status, body } = await tryItOut('getMyRegion');
   await page.screenshot({ path: `${ARTIFACTS}/02-regions-me.png` });
   expect(status).toBe('200');
   expect(JSON.parse(body)).toMatchObject({ id: region.regionId, name: 'Browser region' });
 
   await page.reload();
   await page.locator('.swagger-ui .info .title').waitFor();
-  const again = await tryItOut('RegionKeysController_getMyRegion');
+  const again = await tryItOut('getMyRegion');
   expect(again.status).toBe('200');
 });
 
 it('lists the region\'s events with "Try it out", as the key authorised above', async () => {
   await page.goto(`${base}/docs`);
   await page.locator('.swagger-ui .info .title').waitFor();
-  const { status, body } = await tryItOut('RegionKeysController_listEvents');
+  const { status, body } = await tryItOut('listRegionEvents');
   await page.screenshot({ path: `${ARTIFACTS}/02b-region-events.png` });
   expect(status).toBe('200');
   expect(JSON.parse(body)).toEqual({

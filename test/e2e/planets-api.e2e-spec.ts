@@ -390,7 +390,7 @@ describe('OpenAPI document', () => {
       });
       expect({ operationId, statuses: Object.keys(operation.responses).sort() }).toEqual({ operationId, statuses: [...statuses].sort() });
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
-        expect(operation.responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemDto' });
+        expect(operation.responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
       }
     }
   });
@@ -405,5 +405,36 @@ describe('OpenAPI document', () => {
       ['asteroid', 'comet', 'dwarf', 'gas_giant', 'ice_giant', 'moon', 'super_earth', 'terrestrial'],
     );
     expect(doc.paths['/planets/{planetId}/image'].post.requestBody.content['multipart/form-data'].schema.required).toEqual(['image']);
+  });
+
+  it('sends a planet made without a type without one, so Planet does not require it; a created celestial body always has one', async () => {
+    await deleteAllPlanets();
+    const created = await post(alice, { name: 'Untyped' });
+    expect(created.statusCode).toBe(201);
+    const { id } = created.json();
+    const [listed] = (await get('/planets')).json().data;
+    for (const planet of [created.json(), (await get(`/planets/${id}`)).json(), listed]) {
+      expect(planet).toEqual(expect.objectContaining({ id, name: 'Untyped' }));
+      expect(planet).not.toHaveProperty('type');
+    }
+
+    const doc = (await get('/docs-json')).json();
+    const { Planet, PlanetBody } = doc.components.schemas;
+    expect(Planet.properties.type).toEqual({ example: 'terrestrial', allOf: [{ $ref: '#/components/schemas/PlanetType' }] });
+    expect(Planet.required).not.toContain('type');
+    expect(PlanetBody.required).toContain('type');
+    expect(PlanetBody.properties).toEqual({ ...Planet.properties, type: Planet.properties.type });
+    // Each discriminator maps to schemas that require `type`: never to Planet.
+    const schemaOf = (content: any) => content['application/json'].schema;
+    const createBody = doc.paths['/celestial-bodies'].post;
+    for (const [union, planetSchema, satelliteSchema] of [
+      [schemaOf(createBody.requestBody.content), 'PlanetBodyInput', 'SatelliteInput'],
+      [schemaOf(createBody.responses['201'].content), 'PlanetBody', 'Satellite'],
+    ]) {
+      const refs = [planetSchema, satelliteSchema].map((name) => `#/components/schemas/${name}`);
+      expect(union.oneOf).toEqual(refs.map(($ref) => ({ $ref })));
+      expect(new Set(Object.values(union.discriminator.mapping))).toEqual(new Set(refs));
+      for (const name of [planetSchema, satelliteSchema]) expect(doc.components.schemas[name].required).toContain('type');
+    }
   });
 });

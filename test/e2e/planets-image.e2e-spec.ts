@@ -116,8 +116,43 @@ describe('POST /planets/{planetId}/image', () => {
     expectProblem(await upload(alice, planet.id, PNG, { field: 'photo' }), 400);
     const textOnly = multipart([{ name: 'image', content: 'mars.png' }]);
     expectProblem(await request({ method: 'POST', url, headers: { ...textOnly.headers, authorization: alice.basic }, payload: textOnly.payload }), 400);
-    expectProblem(await request({ method: 'POST', url, headers: { authorization: alice.basic }, payload: { image: 'mars.png' } }), 400, 'image');
-    expectProblem(await request({ method: 'POST', url, headers: { authorization: alice.basic, 'content-type': 'image/png' }, payload: PNG }), 415);
+  });
+
+  it('answers 415 to any body but a form, saying to send multipart/form-data with the file in "image"', async () => {
+    const planet = await createPlanet(t, alice);
+    const url = `/planets/${planet.id}/image`;
+    const bodies: [string, InjectOptions][] = [
+      ['JSON', { headers: { authorization: alice.basic }, payload: { image: 'mars.png' } }],
+      ['a raw PNG', { headers: { authorization: alice.basic, 'content-type': 'image/png' }, payload: PNG }],
+      ['another multipart type', { headers: { authorization: alice.basic, 'content-type': 'multipart/mixed; boundary=x' }, payload: '--x--' }],
+      ['no body', { headers: { authorization: alice.basic } }],
+    ];
+    for (const [what, options] of bodies) {
+      const body = expectProblem(await request({ method: 'POST', url, ...options }), 415);
+      expect({ what, type: body.type, detail: body.detail }).toEqual({
+        what,
+        type: 'https://errors.example/unsupported-media-type',
+        detail: expect.stringMatching(/multipart\/form-data.*"image"/),
+      });
+    }
+    expectProblem(await getImage(planet.id), 404);
+    // A route that reads JSON still asks for JSON.
+    const json = expectProblem(await request({ method: 'POST', url: '/planets', headers: { authorization: alice.basic, 'content-type': 'image/png' }, payload: PNG }), 415);
+    expect(json.detail).toBe('Send the body as application/json.');
+  });
+
+  it('documents the form as one binary part, and the image answer as binary in each type it is sent as', async () => {
+    const doc = (await request({ method: 'GET', url: '/docs-json' })).json();
+    const { post, get } = doc.paths['/planets/{planetId}/image'];
+    expect(Object.keys(post.requestBody.content)).toEqual(['multipart/form-data']);
+    expect(post.requestBody.content['multipart/form-data'].schema).toMatchObject({
+      type: 'object',
+      required: ['image'],
+      properties: { image: { type: 'string', format: 'binary' } },
+    });
+    expect(post.responses['415'].content['application/problem+json']).toBeDefined();
+    const binary = { schema: { type: 'string', format: 'binary' } };
+    expect(get.responses['200'].content).toEqual({ 'image/png': binary, 'image/jpeg': binary, 'image/gif': binary, 'image/webp': binary });
   });
 
   it('lets only the creator upload (403 for another user), and needs credentials (401)', async () => {

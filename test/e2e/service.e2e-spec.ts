@@ -203,7 +203,7 @@ describe('OpenAPI document', () => {
       expect(Object.keys(operation.responses).sort()).toEqual([...statuses].sort());
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
         expect(operation.responses[status].content['application/problem+json'].schema).toEqual({
-          $ref: '#/components/schemas/ProblemDto',
+          $ref: '#/components/schemas/Problem',
         });
       }
     }

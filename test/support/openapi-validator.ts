@@ -50,7 +50,7 @@ export class OpenApiResponseValidator {
       // that cannot be decoded (the router refuses it before it looks for a route).
       const malformedUrl = response.statusCode === 400 && response.body.includes('"https://errors.example/bad-request"');
       if (response.statusCode !== 404 && !malformedUrl) throw new Error(`${where}: no such operation in the OpenAPI document`);
-      this.checkBody(where, 'ProblemDto', { schema: { $ref: '#/components/schemas/ProblemDto' } }, response);
+      this.checkBody(where, 'Problem', { schema: { $ref: '#/components/schemas/Problem' } }, response);
       return;
     }
     const declared = route.operation.responses[String(response.statusCode)] ?? route.operation.responses.default;

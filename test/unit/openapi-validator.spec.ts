@@ -9,7 +9,7 @@ const document = {
       get: {
         responses: {
           '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
-          '404': { content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } } },
+          '404': { content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
         },
       },
       delete: { responses: { '204': { description: 'gone' } } },
@@ -22,7 +22,7 @@ const document = {
         required: ['id', 'createdAt'],
         properties: { id: { type: 'integer' }, createdAt: { type: 'string', format: 'date-time' }, note: { type: ['string', 'null'] } },
       },
-      ProblemDto: { type: 'object', required: ['type', 'status'], properties: { type: { type: 'string' }, status: { type: 'number' } } },
+      Problem: { type: 'object', required: ['type', 'status'], properties: { type: { type: 'string' }, status: { type: 'number' } } },
     },
   },
 };

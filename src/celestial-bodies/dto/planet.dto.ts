@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
 import { UserDto } from '../../users/dto/user.dto';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import type { PlanetWithSatellites } from '../celestial-bodies.service';
@@ -74,6 +74,17 @@ export class PlanetDto {
       lastUpdated: planet.updatedAt.toISOString(),
     };
   }
+}
+
+/**
+ * A planet as POST /celestial-bodies answers it: made with a `type`, so it always has one.
+ * Its own schema, so that the answer's discriminator does not make `type` required on every
+ * Planet (GET /planets lists planets made without one).
+ */
+@ApiSchema({ name: 'PlanetBody' })
+export class PlanetBodyDto extends OmitType(PlanetDto, ['type'] as const) {
+  @ApiProperty({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
+  type: PlanetType;
 }
 
 function physicalPropertiesOf(planet: PlanetWithSatellites['planet']): PhysicalPropertiesDto | null {

@@ -8,15 +8,20 @@ import { DomainError } from '../problem/problem';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
 
-/** A multipart body sent to a route that reads JSON: the same 415 Fastify gives any other type. */
+/**
+ * A body of a type the route does not read: a multipart body sent to a route that reads JSON
+ * (the same 415 Fastify gives any other type there), or anything but a form sent to an upload.
+ */
 export class UnsupportedMediaTypeError extends DomainError {
   readonly status = 415;
   readonly slug = 'unsupported-media-type';
   readonly title = 'Unsupported media type';
-  constructor() {
-    super('Send the body as application/json.');
+  constructor(detail = 'Send the body as application/json.') {
+    super(detail);
   }
 }
+
+const isFormData = (contentType: string | undefined): boolean => contentType?.split(';')[0].trim().toLowerCase() === 'multipart/form-data';
 
 /**
  * The client stopped sending its request body for longer than a route allows. The same
@@ -100,16 +105,27 @@ class DiscardUnreadBody implements NestInterceptor {
 
 /**
  * Marks a route that reads a multipart/form-data body (an upload) itself, with
- * `request.parts()`. It runs before the route's pipes, so even a bad parameter waits for the body.
+ * `request.parts()`, and reads nothing else: any other body, JSON included, is answered with
+ * a 415 whose detail is `formDetail` (what to send instead). The interceptor runs before the
+ * route's pipes, so even a bad parameter waits for the body.
  */
-export const AcceptsMultipart = () => applyDecorators(RouteConfig({ [ACCEPTS_MULTIPART]: true }), UseInterceptors(DiscardUnreadBody));
+export const AcceptsMultipart = (formDetail = 'Send the body as multipart/form-data.') =>
+  applyDecorators(RouteConfig({ [ACCEPTS_MULTIPART]: formDetail }), UseInterceptors(DiscardUnreadBody));
+
+function formDetailOf(request: FastifyRequest): string | undefined {
+  const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
+  const detail = config?.[ACCEPTS_MULTIPART];
+  return typeof detail === 'string' ? detail : undefined;
+}
 
 /**
  * Registers @fastify/multipart, which adds its content-type parser to the whole server.
- * Without the hook below a JSON route would then take a multipart request as an empty body
- * instead of refusing it; with it, every route not marked @AcceptsMultipart() answers such
- * a request with the 415 it gave before. JSON parsing and its 64 KiB limit are not touched:
- * multipart bodies never go through that parser.
+ * Without the preValidation hook below a JSON route would then take a multipart request as
+ * an empty body instead of refusing it; with it, every route not marked @AcceptsMultipart()
+ * answers such a request with the 415 it gave before. JSON parsing and its 64 KiB limit are
+ * not touched: multipart bodies never go through that parser. The other way round, a route
+ * marked @AcceptsMultipart() refuses any other body before it is parsed (preParsing), so a
+ * JSON body is not taken for a form without its file, and the 415 says to send a form.
  */
 @Injectable()
 export class MultipartOnlyWhereAccepted implements OnModuleInit {
@@ -120,10 +136,13 @@ export class MultipartOnlyWhereAccepted implements OnModuleInit {
     this.adapterHost.httpAdapter.useMultipart();
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     // Hooks added before Fastify is ready apply to every route, also those already declared.
+    fastify.addHook('preParsing', async (request: FastifyRequest) => {
+      const formDetail = formDetailOf(request);
+      if (formDetail !== undefined && !isFormData(request.headers['content-type'])) throw new UnsupportedMediaTypeError(formDetail);
+    });
     fastify.addHook('preValidation', async (request: FastifyRequest) => {
       const isMultipart = (request as FastifyRequest & { isMultipart?: () => boolean }).isMultipart?.() === true;
-      const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
-      if (isMultipart && config?.[ACCEPTS_MULTIPART] !== true) throw new UnsupportedMediaTypeError();
+      if (isMultipart && formDetailOf(request) === undefined) throw new UnsupportedMediaTypeError();
     });
   }
 }

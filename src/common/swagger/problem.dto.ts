@@ -1,5 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
+@ApiSchema({ name: 'FieldError' })
 export class FieldErrorDto {
   @ApiProperty({ example: 'description' })
   field: string;
@@ -9,6 +10,7 @@ export class FieldErrorDto {
 }
 
 /** RFC 9457 problem document; the body of every error response. */
+@ApiSchema({ name: 'Problem' })
 export class ProblemDto {
   @ApiProperty({ format: 'uri', example: 'https://errors.example/validation', description: 'Names the class of error.' })
   type: string;

@@ -4,6 +4,7 @@ import type { ApiKeyRecord } from '../region-keys.repository';
 import type { RolledApiKey } from '../region-keys.service';
 
 /** An existing key, as clients see it: never the key itself, never its hash. */
+@ApiSchema({ name: 'ApiKey' })
 export class ApiKeyDto {
   @ApiProperty({ format: 'uuid', example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11' })
   id: string;
@@ -69,6 +70,7 @@ export class ApiKeyDto {
   }
 }
 
+@ApiSchema({ name: 'CreatedApiKey' })
 export class CreatedApiKeyDto extends ApiKeyDto {
   @ApiProperty({
     description: 'The full key. Shown only in this response: store it now, it cannot be retrieved again.',
@@ -94,6 +96,7 @@ export class ReplacedApiKeyDto {
   revokesAt: string;
 }
 
+@ApiSchema({ name: 'RolledApiKey' })
 export class RolledApiKeyDto extends CreatedApiKeyDto {
   @ApiProperty({ type: () => ReplacedApiKeyDto })
   replaces: ReplacedApiKeyDto;

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, Length, ValidateBy, ValidateIf } from 'class-validator';
 import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
@@ -37,6 +37,7 @@ const canonicalCidrs = ({ value }: { value: unknown }) =>
       })
     : value;
 
+@ApiSchema({ name: 'ApiKeyInput' })
 export class CreateApiKeyDto {
   @ApiPropertyOptional({
     type: 'string',

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { RegionWithKeys } from '../region-keys.service';
 import { ApiKeyDto } from './api-key.dto';
 
+@ApiSchema({ name: 'Region' })
 export class RegionDto {
   @ApiProperty({ format: 'uuid', example: '5d7c2f1a-3b4e-4a6f-8c9d-0e1f2a3b4c5d' })
   id: string;

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 import { CreateApiKeyDto } from './create-api-key.dto';
 
@@ -9,6 +9,7 @@ export const MAX_REVOKE_OLD_AFTER_SECONDS = 604_800;
  * As for a new key, but an absent allowedCidrs keeps the old key's allowlist (null clears
  * it); absent permissions are still the caller's, as for a create.
  */
+@ApiSchema({ name: 'RollApiKeyInput' })
 export class RollApiKeyDto extends CreateApiKeyDto {
   @ApiPropertyOptional({
     type: 'integer',
