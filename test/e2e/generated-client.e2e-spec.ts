@@ -1,0 +1,148 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { OpenApiResponseValidator } from '../support/openapi-validator';
+import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The tier a client of the API stands on: types generated from the committed openapi.json
+ * (scripts/generate-client-types.mjs), a program written against them with openapi-fetch
+ * (test/client/exercise.ts) that compiles under --strict, runs against the server, and
+ * gets only answers the document promises, for every operation in it.
+ */
+const CLIENT_DIR = resolve('test/client');
+const TYPES = join(CLIENT_DIR, 'generated/api.d.ts');
+const PROGRAM = join(CLIENT_DIR, 'generated/exercise.js');
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+interface Operation {
+  operationId?: string;
+  parameters?: { in: string }[];
+  responses: Record<string, unknown>;
+  security?: Record<string, string[]>[];
+}
+interface Document {
+  security?: Record<string, string[]>[];
+  paths: Record<string, Record<string, Operation>>;
+}
+/** What test/client/support.ts records of each call. */
+interface Exchange {
+  method: string;
+  schemaPath: string;
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const document = JSON.parse(readFileSync('openapi.json', 'utf8')) as Document;
+let t: TestApp;
+let region: RegionFixture;
+let baseUrl: string;
+let exchanges: Exchange[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  region = await newRegion(t, 'Generated client');
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  baseUrl = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
+});
+afterAll(async () => t.close());
+
+describe('a client generated from openapi.json', () => {
+  it('is generated from the document the server serves', async () => {
+    const served = await t.request({ method: 'GET', url: '/docs-json' });
+    expect(served.json()).toEqual(document);
+    rmSync(join(CLIENT_DIR, 'generated'), { recursive: true, force: true });
+    execFileSync(process.execPath, ['scripts/generate-client-types.mjs', 'openapi.json', TYPES], { stdio: 'pipe' });
+    expect(readFileSync(TYPES, 'utf8')).toContain('export interface paths');
+  });
+
+  it('type-checks a program that uses it under --strict and exactOptionalPropertyTypes', () => {
+    expect(compile(join(CLIENT_DIR, 'tsconfig.json'))).toEqual([]);
+  });
+
+  it('runs that program against the server: every call answered as it expects', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'generated-client-'));
+    const exchangesFile = join(dir, 'exchanges.json');
+    try {
+      const failure = await promisify(execFile)(process.execPath, ['--enable-source-maps', PROGRAM], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          TZ: 'UTC',
+          API_BASE_URL: baseUrl,
+          REGION_API_KEY: region.key,
+          FIXTURES_DIR: resolve('test/fixtures'),
+          EXCHANGES_FILE: exchangesFile,
+        },
+      }).then(
+        () => '',
+        (err: { stderr?: string; message: string }) => err.stderr || err.message,
+      );
+      if (existsSync(exchangesFile)) exchanges = JSON.parse(readFileSync(exchangesFile, 'utf8')) as Exchange[];
+      // The program stops at the first answer it did not expect, and says which.
+      expect(failure).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('got only responses the document declares, each body matching the schema of its status and content type', () => {
+    expect(exchanges.length).toBeGreaterThan(0);
+    const validator = new OpenApiResponseValidator(JSON.parse(readFileSync('openapi.json', 'utf8')));
+    const departures: string[] = [];
+    for (const exchange of exchanges) {
+      expect(Object.keys(document.paths)).toContain(exchange.schemaPath);
+      const url = new URL(exchange.url);
+      try {
+        validator.check(exchange.method, url.pathname, { statusCode: exchange.status, headers: exchange.headers, body: exchange.body });
+      } catch (err) {
+        departures.push((err as Error).message);
+      }
+    }
+    expect(departures).toEqual([]);
+  });
+
+  it('called every operation in the document: a success, an error where one is declared, 401 without credentials, 404 for an unknown id', () => {
+    const gaps: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!METHODS.includes(method)) continue;
+        const name = `${operation.operationId ?? '(no operationId)'} (${method.toUpperCase()} ${path})`;
+        const statuses = exchanges.filter((e) => e.method === method.toUpperCase() && e.schemaPath === path).map((e) => e.status);
+        const declared = Object.keys(operation.responses);
+        const secured = (operation.security ?? document.security ?? []).some((requirement) => Object.keys(requirement).length > 0);
+        const hasPathParameter = (operation.parameters ?? []).some((p) => p.in === 'path');
+        const wanted: [boolean, string, (status: number) => boolean][] = [
+          [true, 'a success', (s) => s >= 200 && s < 300],
+          [declared.some((s) => s.startsWith('4')), 'an error', (s) => s >= 400 && s < 500],
+          [secured && declared.includes('401'), 'a 401 without credentials', (s) => s === 401],
+          [hasPathParameter && declared.includes('404'), 'a 404 for an unknown id', (s) => s === 404],
+        ];
+        for (const [applies, what, matches] of wanted) {
+          if (applies && !statuses.some(matches)) gaps.push(`${name}: missing ${what} (statuses seen: ${statuses.join(', ') || 'none'})`);
+        }
+      }
+    }
+    expect(gaps).toEqual([]);
+  });
+});
+
+/** Compiles the program as its tsconfig says, strictness enforced; the diagnostics, formatted. */
+function compile(configPath: string): string[] {
+  const { config, error } = ts.readConfigFile(configPath, ts.sys.readFile);
+  if (error) return [ts.flattenDiagnosticMessageText(error.messageText, '\n')];
+  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, CLIENT_DIR);
+  const options: ts.CompilerOptions = { ...parsed.options, strict: true, exactOptionalPropertyTypes: true, noEmitOnError: true };
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options });
+  const emitted = program.emit();
+  const host: ts.FormatDiagnosticsHost = {
+    getCanonicalFileName: (f) => f,
+    getCurrentDirectory: () => process.cwd(),
+    getNewLine: () => '\n',
+  };
+  return [...parsed.errors, ...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) => ts.formatDiagnostic(d, host).trim());
+}
