@@ -40,7 +40,7 @@ const PAGINATION_HEADERS = {
 const PLANET_ETAG = {
   ETag: {
     description: 'Strong entity tag of this representation of the planet (with "-gzip" or "-br" appended inside the quotes when compressed).',
-    schema: { type: 'string', example: '"5d41402abc4b2a76b9719d911017c592"' },
+    schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
   },
 } as const;
 
@@ -50,7 +50,7 @@ const IF_MATCH = {
   description:
     'Optional. The ETag from your last GET (or PUT): the change is made only if the planet is still as you read it, else 412. ' +
     '`*`: only if the planet exists. Without it the change is unconditional.',
-  schema: { type: 'string', example: '"5d41402abc4b2a76b9719d911017c592"' },
+  schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
 } as const;
 
 const PRECONDITION_FAILED = {

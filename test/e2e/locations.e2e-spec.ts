@@ -11,15 +11,17 @@ import { newUser, type UserFixture } from '../support/users';
 
 const BALANCER = '10.0.0.2';
 
+type Extra = Partial<InjectOptions> & { headers?: Record<string, string> };
+
 interface Create {
   name: string;
   /** Sends the create with extra request options; returns the Location and the path it must end in. */
-  send(t: TestApp, extra: Partial<InjectOptions> & { headers?: Record<string, string> }): Promise<{ status: number; location: unknown; path: string }>;
+  send(t: TestApp, extra: Extra): Promise<{ status: number; location: unknown; path: string }>;
 }
 
 /** Each create of the API, with the path its Location must name. */
 function creates(user: () => UserFixture, regionKey: () => string, keyToRoll: (t: TestApp) => Promise<string>): Create[] {
-  const post = async (t: TestApp, url: string, payload: object, headers: Record<string, string>, extra: Partial<InjectOptions> & { headers?: Record<string, string> }) =>
+  const post = async (t: TestApp, url: string, payload: object, headers: Record<string, string>, extra: Extra) =>
     t.request({ method: 'POST', url, payload, ...extra, headers: { ...headers, ...extra.headers } });
   return [
     {
@@ -128,7 +130,8 @@ describe('with PUBLIC_BASE_URL', () => {
   const { state, all } = setUp({ PUBLIC_BASE_URL: 'https://api.example.org/galaxy/', TRUST_PROXY: '1' });
 
   it.each(all.map((c) => [c.name, c] as const))('%s: the URI under PUBLIC_BASE_URL, whatever the request says', async (_name, create) => {
-    for (const extra of [{}, { headers: { host: 'other.example' } }, { remoteAddress: BALANCER, headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'proxy.example' } }]) {
+    const requests: Extra[] = [{}, { headers: { host: 'other.example' } }, { remoteAddress: BALANCER, headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'proxy.example' } }];
+    for (const extra of requests) {
       const res = await create.send(state.t, extra);
       expect(res.status).toBe(201);
       expect(res.location).toBe(`https://api.example.org/galaxy${res.path}`);

@@ -56,7 +56,7 @@ export function registerHttpHooks(
     if (request.raw.httpVersion === '1.1' && host === undefined) {
       throw new ValidationFailedError([{ field: 'Host', message: 'An HTTP/1.1 request must have a Host header' }], 'The Host header is missing.');
     }
-    // An invalid Host is a 400 too (same section): it never reaches a Location or a log as a URI.
+    // So is an invalid one (same section): no URI the service sends is ever built from it (see location.ts).
     if (host !== undefined && !isPlainHost(host)) {
       throw new ValidationFailedError(
         [{ field: 'Host', message: 'Host must be a host name or IP address (IPv6 in brackets), with an optional port' }],
