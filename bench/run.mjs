@@ -130,6 +130,7 @@ try {
     { id: '3', name: 'GET /me, Bearer', path: '/me', headers: () => ({ authorization: `Bearer ${user.token}` }) },
     { id: '4', name: 'GET /me, Basic (warm)', path: '/me', headers: () => ({ authorization: user.basic }) },
     { id: '5', name: `GET /planets?limit=100 (${PLANETS.toLocaleString('en-US')} planets, 2 satellites each)`, path: '/planets?limit=100' },
+    { id: '5z', name: 'same, Accept-Encoding: gzip', path: '/planets?limit=100', headers: () => ({ 'accept-encoding': 'gzip' }) },
     {
       id: '6',
       name: 'POST then DELETE /auth/region/api-keys',
@@ -228,6 +229,7 @@ try {
       check('4 against 3: Basic (warm) / Bearer, service', serviceRps('4') / serviceRps('3'), { atLeast: 0.7, note: serviceCpu('3', '4') }),
       check('32 first Basic requests at once: slowest / one alone', basicBurst.slowest / basicBurst.alone, { atMost: 2 }),
       check('5: planets page, service / reference', ratioOf('5'), { atLeast: 0.6, note: cpuOf('5') }),
+      check('5z: the same gzip-compressed (both), service / reference', ratioOf('5z'), { atLeast: 0.6, note: cpuOf('5z') }),
       check('6: POST + DELETE, failed requests', byId('6') ? summarise(byId('6').service).non2xx + summarise(byId('6').service).errors : NaN, { atMost: 0, digits: 0 }),
       check('7a: 404 problem, service / bare hello', ratioOf('7a'), { atLeast: 0.7, note: cpuOf('7a') }),
       check('7b: 401 problem, service / bare hello', ratioOf('7b'), { atLeast: 0.7, note: cpuOf('7b') }),

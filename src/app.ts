@@ -3,6 +3,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { clientErrorHandler, clientErrorHandlerWith } from './common/http/client-error';
+import { registerCompression } from './common/http/compression';
 import { registerCors } from './common/http/cors';
 import { environmentHeadersOf, registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { registerHttpMetrics } from './common/metrics/metrics.module';
@@ -48,6 +49,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
   });
   registerHttpHooks(app.getHttpAdapter().getInstance(), { readForwardedFor: config.TRUST_PROXY !== false, environmentHeaders });
   if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
+  await registerCompression(app);
   registerHttpMetrics(app);
   traceRequestIds(app.getHttpAdapter().getInstance());
   setupOpenApi(app, config);

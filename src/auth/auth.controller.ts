@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '../common/auth/auth-policy';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { UserDto } from '../users/dto/user.dto';
-import { rateLimitHeaders } from './auth.errors';
+import { allowanceHeaders } from './auth.errors';
 import { AuthService } from './auth.service';
 import type { AuthenticatedUser } from './authenticated-user';
 import { CredentialsDto, TokenDto } from './dto/credentials.dto';
@@ -40,7 +40,7 @@ export class AuthController {
   @ApiLoginRateLimited()
   async getToken(@Body() body: CredentialsDto, @Ip() ip: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenDto> {
     const { user, allowance } = await this.auth.signIn(body.email, body.password, ip);
-    reply.headers(rateLimitHeaders(allowance));
+    reply.headers(allowanceHeaders(allowance));
     return { token: await this.tokens.issue(user) };
   }
 

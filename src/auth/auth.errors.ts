@@ -1,5 +1,6 @@
 import { UnauthenticatedError } from '../common/problem/problem';
 import type { LoginAllowance } from '../common/rate-limit/login-throttle';
+import { rateLimitHeaders } from '../common/rate-limit/rate-limit-headers';
 
 /** Both schemes /me and every user route accept, so a client knows what it may send. */
 export const USER_CHALLENGE = 'Basic realm="api", charset="UTF-8", Bearer';
@@ -17,13 +18,9 @@ export class UserUnauthenticatedError extends UnauthenticatedError {
 export class InvalidCredentialsError extends UnauthenticatedError {
   constructor(allowance: LoginAllowance) {
     super('The email or password is wrong.', USER_CHALLENGE);
-    Object.assign(this.headers, rateLimitHeaders(allowance));
+    Object.assign(this.headers, allowanceHeaders(allowance));
   }
 }
 
-/** What is left of the failed-sign-in allowance, for X-RateLimit-* response headers. */
-export const rateLimitHeaders = ({ limit, remaining, reset }: LoginAllowance): Record<string, string> => ({
-  'X-RateLimit-Limit': String(limit),
-  'X-RateLimit-Remaining': String(remaining),
-  'X-RateLimit-Reset': String(reset),
-});
+/** What is left of the failed-sign-in allowance, for the rate-limit response headers. */
+export const allowanceHeaders = ({ policy, remaining, reset }: LoginAllowance): Record<string, string> => rateLimitHeaders(policy, { remaining, reset });

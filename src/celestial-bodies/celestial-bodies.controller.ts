@@ -1,13 +1,16 @@
-import { Body, Controller, Post } from '@nestjs/common';
+import { Body, Controller, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
+import type { FastifyReply } from 'fastify';
+import { absoluteUrl, locationHeader } from '../common/http/location';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { AppConfig } from '../config/app-config';
 import { PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { CelestialBodyPipe, type CelestialBodyInput } from './celestial-body.pipe';
 import { PlanetBodyInputDto } from './dto/planet-input.dto';
-import { PlanetBodyDto, PlanetDto } from './dto/planet.dto';
+import { PlanetBodyDto, PlanetDto, planetPath } from './dto/planet.dto';
 import { SatelliteInputDto } from './dto/satellite-input.dto';
 import { SatelliteDto } from './dto/satellite.dto';
 
@@ -26,7 +29,10 @@ function celestialBody(planet: Function, satellite: Function) {
 @ApiTags('Celestial Bodies')
 @Controller('celestial-bodies')
 export class CelestialBodiesController {
-  constructor(private readonly celestialBodies: CelestialBodiesService) {}
+  constructor(
+    private readonly celestialBodies: CelestialBodiesService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Post()
   @UserAuth()
@@ -35,11 +41,17 @@ export class CelestialBodiesController {
     summary: 'Create a celestial body',
     description:
       'A planet when `type` is terrestrial, gas_giant, ice_giant, dwarf or super_earth (you become its creator); ' +
-      'a satellite when it is moon, asteroid or comet, orbiting the existing planet named by `orbit.planet.id`.',
+      'a satellite when it is moon, asteroid or comet, orbiting the existing planet named by `orbit.planet.id`. ' +
+      'Location is the new planet\'s URI; for a satellite, which has no URI of its own, that of the planet it orbits ' +
+      '(whose `satellites` list it).',
   })
   @ApiExtraModels(PlanetBodyInputDto, SatelliteInputDto, PlanetBodyDto, SatelliteDto)
   @ApiBody({ required: true, description: 'Celestial body to create', schema: celestialBody(PlanetBodyInputDto, SatelliteInputDto) })
-  @ApiCreatedResponse({ description: 'Celestial body created', schema: celestialBody(PlanetBodyDto, SatelliteDto) })
+  @ApiCreatedResponse({
+    description: 'Celestial body created',
+    schema: celestialBody(PlanetBodyDto, SatelliteDto),
+    headers: locationHeader('The URI of the new planet, or for a satellite of the planet it orbits.', '/planets/1'),
+  })
   @ApiProblems(
     { status: 400, description: 'Invalid input: a missing or unknown type, unknown fields, wrong types or values.' },
     { status: 404, description: 'The planet named by orbit.planet.id does not exist.' },
@@ -50,11 +62,16 @@ export class CelestialBodiesController {
   async createCelestialBody(
     @CurrentUser() user: AuthenticatedUser,
     @Body(CelestialBodyPipe) body: CelestialBodyInput,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlanetDto | SatelliteDto> {
+    const locate = (planetId: number) => reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, planetPath(planetId)));
     if (body instanceof SatelliteInputDto) {
       const { satellite, planet } = await this.celestialBodies.createSatellite(body);
+      locate(planet.id);
       return SatelliteDto.from(satellite, planet);
     }
-    return PlanetDto.from(await this.celestialBodies.createPlanet(user.id, body));
+    const created = await this.celestialBodies.createPlanet(user.id, body);
+    locate(created.planet.id);
+    return PlanetDto.from(created);
   }
 }

@@ -14,6 +14,16 @@ export class OrbitedPlanetNotFoundError extends NotFoundError {
   }
 }
 
+/** If-Match names none of the planet's current ETags: someone changed it since the client read it. */
+export class PlanetChangedError extends DomainError {
+  readonly status = 412;
+  readonly slug = 'precondition-failed';
+  readonly title = 'Precondition failed';
+  constructor(planetId: number) {
+    super(`Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`);
+  }
+}
+
 export class NotPlanetCreatorError extends ForbiddenError {
   constructor() {
     super('Only the user who created this planet may change it.');
@@ -80,6 +90,10 @@ export class UploadsBusyError extends ServiceUnavailableError {
 /** The user already has as many uploads in progress as one user may. */
 export class TooManyUploadsError extends TooManyRequestsError {
   constructor(limit: number) {
-    super(`You have ${limit} uploads in progress already; send the next when one has finished.`, { limit, retryAfter: 1 });
+    super(
+      `You have ${limit} uploads in progress already; send the next when one has finished.`,
+      { name: 'uploads', limit, quotaUnit: 'concurrent-requests' },
+      1,
+    );
   }
 }

@@ -67,15 +67,16 @@ export class CelestialBodiesRepository {
     return count;
   }
 
-  async findPlanet(id: number): Promise<PlanetRecord | null> {
-    const rows: PlanetRecord[] = await this.dataSource.query(`${SELECT_PLANETS} WHERE planet.id = $1`, [id]);
+  /** In the caller's transaction when given its manager, as findSatellitesOf. */
+  async findPlanet(id: number, manager: EntityManager = this.dataSource.manager): Promise<PlanetRecord | null> {
+    const rows: PlanetRecord[] = await manager.query(`${SELECT_PLANETS} WHERE planet.id = $1`, [id]);
     return rows[0] ?? null;
   }
 
   /** One query for the satellites of any number of planets, in planet order, then oldest first. */
-  findSatellitesOf(planetIds: number[]): Promise<SatelliteRecord[]> {
+  findSatellitesOf(planetIds: number[], manager: EntityManager = this.dataSource.manager): Promise<SatelliteRecord[]> {
     if (planetIds.length === 0) return Promise.resolve([]);
-    return this.dataSource.query(
+    return manager.query(
       `SELECT id, planet_id AS "planetId", name, description, diameter, type, orbital_period AS "orbitalPeriod", distance
          FROM satellites WHERE planet_id = ANY($1) ORDER BY planet_id, id`,
       [planetIds],

@@ -4,7 +4,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { RowLockGate } from '../database/row-lock-gate';
 import { type UserProfile, UsersService } from '../users/users.service';
 import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
-import { NotPlanetCreatorError, OrbitedPlanetNotFoundError, PlanetImageNotFoundError, PlanetNotFoundError } from './celestial-bodies.errors';
+import {
+  NotPlanetCreatorError,
+  OrbitedPlanetNotFoundError,
+  PlanetChangedError,
+  PlanetImageNotFoundError,
+  PlanetNotFoundError,
+} from './celestial-bodies.errors';
+import { planetEtagHolds } from './planet-etag';
 import { toPlanetValues, type PlanetBodyInputDto, type PlanetInputDto } from './dto/planet-input.dto';
 import type { SatelliteInputDto } from './dto/satellite-input.dto';
 import type { Planet } from './entities/planet.entity';
@@ -45,10 +52,11 @@ export class CelestialBodiesService {
     return { items: await this.withSatellitesAndCreators(planets), total };
   }
 
-  async getPlanet(id: number): Promise<PlanetWithSatellites> {
-    const planet = await this.repository.findPlanet(id);
+  /** In the caller's transaction when given its manager. */
+  async getPlanet(id: number, manager?: EntityManager): Promise<PlanetWithSatellites> {
+    const planet = await this.repository.findPlanet(id, manager);
     if (!planet) throw new PlanetNotFoundError(id);
-    const [item] = await this.withSatellitesAndCreators([planet]);
+    const [item] = await this.withSatellitesAndCreators([planet], manager);
     return item;
   }
 
@@ -57,19 +65,24 @@ export class CelestialBodiesService {
     return this.getPlanet(id);
   }
 
-  /** Replaces the planet's fields; only its creator may. */
-  async updatePlanet(id: number, userId: number, input: PlanetInputDto): Promise<PlanetWithSatellites> {
-    await this.rowLocks.transaction(`planet:${id}`, async (manager) => {
+  /**
+   * Replaces the planet's fields; only its creator may. With `ifMatch` (the If-Match header),
+   * only while the planet is as the client last read it: see assertUnchanged.
+   */
+  async updatePlanet(id: number, userId: number, input: PlanetInputDto, ifMatch?: string): Promise<PlanetWithSatellites> {
+    return this.rowLocks.transaction(`planet:${id}`, async (manager) => {
       await this.lockOwnPlanet(manager, id, userId);
+      if (ifMatch !== undefined) await this.assertUnchanged(manager, id, ifMatch);
       await this.repository.updatePlanet(manager, id, toPlanetValues(input));
+      return this.getPlanet(id, manager);
     });
-    return this.getPlanet(id);
   }
 
-  /** Deletes the planet with its satellites and image, in one transaction; only its creator may. */
-  async deletePlanet(id: number, userId: number): Promise<void> {
+  /** Deletes the planet with its satellites and image, in one transaction; only its creator may. `ifMatch` as for updatePlanet. */
+  async deletePlanet(id: number, userId: number, ifMatch?: string): Promise<void> {
     await this.rowLocks.transaction(`planet:${id}`, async (manager) => {
       await this.lockOwnPlanet(manager, id, userId);
+      if (ifMatch !== undefined) await this.assertUnchanged(manager, id, ifMatch);
       await this.repository.deletePlanet(manager, id);
     });
   }
@@ -134,6 +147,16 @@ export class CelestialBodiesService {
     return image;
   }
 
+  /**
+   * The precondition of a conditional change, checked with the planet's row locked (by the
+   * caller, in this transaction) against its representation as of now: two clients that
+   * read the same ETag and change the planet at once cannot both succeed, as the second
+   * finds the planet changed once the first has committed.
+   */
+  private async assertUnchanged(manager: EntityManager, id: number, ifMatch: string): Promise<void> {
+    if (!planetEtagHolds(ifMatch, await this.getPlanet(id, manager))) throw new PlanetChangedError(id);
+  }
+
   private async lockOwnPlanet(manager: EntityManager, id: number, userId: number): Promise<Planet> {
     const planet = await this.repository.lockPlanet(manager, id);
     if (!planet) throw new PlanetNotFoundError(id);
@@ -142,10 +165,10 @@ export class CelestialBodiesService {
   }
 
   /** Two queries for any number of planets: their satellites, and their creators (from the users feature). */
-  private async withSatellitesAndCreators(planets: PlanetRecord[]): Promise<PlanetWithSatellites[]> {
+  private async withSatellitesAndCreators(planets: PlanetRecord[], manager?: EntityManager): Promise<PlanetWithSatellites[]> {
     const [satellites, creators] = await Promise.all([
-      this.repository.findSatellitesOf(planets.map((p) => p.id)),
-      this.users.findProfiles(planets.map((p) => p.creatorId)),
+      this.repository.findSatellitesOf(planets.map((p) => p.id), manager),
+      this.users.findProfiles(planets.map((p) => p.creatorId), manager),
     ]);
     const byPlanet = new Map<number, SatelliteRecord[]>();
     for (const satellite of satellites) {

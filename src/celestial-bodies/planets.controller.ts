@@ -3,6 +3,7 @@ import {
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
+  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -14,22 +15,48 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import { Public } from '../common/auth/auth-policy';
+import { etagOfHash, ifNoneMatchHit } from '../common/http/etag';
+import { absoluteUrl, locationHeader } from '../common/http/location';
 import { AcceptsMultipart } from '../common/http/multipart';
+import { ApiTooManyRequests } from '../common/rate-limit/api-rate-limit.decorator';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { AppConfig } from '../config/app-config';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
 import { PlanetInputDto } from './dto/planet-input.dto';
 import { ListPlanetsQueryDto, PlanetPageDto } from './dto/planet-page.dto';
-import { planetImagePath, PlanetDto } from './dto/planet.dto';
+import { planetImagePath, PlanetDto, planetPath } from './dto/planet.dto';
 import { IMAGE_FORM_DETAIL, readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
+import { planetEtag } from './planet-etag';
 import { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
 
 const PAGINATION_HEADERS = {
   'X-Pagination-Total': { description: 'Total number of items available', schema: { type: 'integer', example: 1000 } },
   'X-Pagination-Page': { description: 'Current page number (from 1)', schema: { type: 'integer', example: 1 } },
   'X-Pagination-Per-Page': { description: 'Number of items per page', schema: { type: 'integer', example: 10 } },
+} as const;
+
+const PLANET_ETAG = {
+  ETag: {
+    description: 'Strong entity tag of this representation of the planet (with "-gzip" or "-br" appended inside the quotes when compressed).',
+    schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
+  },
+} as const;
+
+const IF_MATCH = {
+  name: 'If-Match',
+  required: false,
+  description:
+    'Optional. The ETag from your last GET (or PUT): the change is made only if the planet is still as you read it, else 412. ' +
+    '`*`: only if the planet exists. Without it the change is unconditional.',
+  schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
+} as const;
+
+const PRECONDITION_FAILED = {
+  status: 412,
+  slug: 'precondition-failed',
+  description: 'Precondition failed: the planet has changed since the version named in If-Match (another client changed it). GET it again.',
 } as const;
 
 @ApiTags('Planets')
@@ -63,11 +90,7 @@ export class PlanetsController {
   @UserAuth()
   @ApiOperation({ operationId: 'createPlanet', summary: 'Create a planet', description: 'You become its creator: only you can change or delete it.' })
   @ApiBody({ type: PlanetInputDto })
-  @ApiCreatedResponse({
-    type: PlanetDto,
-    description: 'Created',
-    headers: { Location: { description: 'The path of the new planet', schema: { type: 'string', format: 'uri-reference', example: '/planets/1' } } },
-  })
+  @ApiCreatedResponse({ type: PlanetDto, description: 'Created', headers: locationHeader('The URI of the new planet.', '/planets/1') })
   @ApiProblems(400, 413, 415, 503)
   async createPlanet(
     @CurrentUser() user: AuthenticatedUser,
@@ -75,18 +98,36 @@ export class PlanetsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlanetDto> {
     const created = await this.celestialBodies.createPlanet(user.id, body);
-    reply.header('Location', `/planets/${created.planet.id}`);
+    reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, planetPath(created.planet.id)));
     return PlanetDto.from(created);
   }
 
   @Get(':planetId')
   @Public()
-  @ApiOperation({ operationId: 'getPlanet', summary: 'Get a planet', description: 'The planet with its satellites.' })
+  @ApiOperation({
+    operationId: 'getPlanet',
+    summary: 'Get a planet',
+    description: 'The planet with its satellites, and its ETag; send If-None-Match to get a 304 when it has not changed, If-Match with a change to make it only then.',
+  })
   @ApiParam(PLANET_ID_PARAM)
-  @ApiOkResponse({ type: PlanetDto, description: 'Planet found' })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: 'ETags you hold (or `*`): if one is the planet\'s current ETag, the answer is 304 without a body.',
+    schema: { type: 'string' },
+  })
+  @ApiOkResponse({ type: PlanetDto, description: 'Planet found', headers: PLANET_ETAG })
+  @ApiResponse({ status: 304, description: 'Not modified: the planet still has the ETag sent in If-None-Match.', headers: PLANET_ETAG })
   @ApiProblems({ status: 400, description: 'planetId is not a positive integer.' }, { status: 404, description: 'No planet with this id.' }, 503)
-  async getPlanet(@PlanetId() planetId: number): Promise<PlanetDto> {
-    return PlanetDto.from(await this.celestialBodies.getPlanet(planetId));
+  async getPlanet(@PlanetId() planetId: number, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+    const planet = PlanetDto.from(await this.celestialBodies.getPlanet(planetId));
+    const etag = planetEtag(planet);
+    const held = ifNoneMatchHit(ifNoneMatch, etag);
+    if (held !== undefined) {
+      await reply.status(304).header('ETag', held).send();
+      return;
+    }
+    await reply.status(200).header('ETag', etag).send(planet);
   }
 
   @Put(':planetId')
@@ -97,11 +138,28 @@ export class PlanetsController {
     description: 'Replaces the planet\'s fields (what the body leaves out is cleared). Only its creator may.',
   })
   @ApiParam(PLANET_ID_PARAM)
+  @ApiHeader(IF_MATCH)
   @ApiBody({ type: PlanetInputDto })
-  @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully' })
-  @ApiProblems(400, { status: 403, description: 'The planet was created by another user.' }, { status: 404, description: 'No planet with this id.' }, 413, 415, 503)
-  async updatePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Body() body: PlanetInputDto): Promise<PlanetDto> {
-    return PlanetDto.from(await this.celestialBodies.updatePlanet(planetId, user.id, body));
+  @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully', headers: PLANET_ETAG })
+  @ApiProblems(
+    400,
+    { status: 403, description: 'The planet was created by another user.' },
+    { status: 404, description: 'No planet with this id.' },
+    PRECONDITION_FAILED,
+    413,
+    415,
+    503,
+  )
+  async updatePlanet(
+    @PlanetId() planetId: number,
+    @CurrentUser() user: AuthenticatedUser,
+    @Body() body: PlanetInputDto,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PlanetDto> {
+    const planet = PlanetDto.from(await this.celestialBodies.updatePlanet(planetId, user.id, body, ifMatch));
+    reply.header('ETag', planetEtag(planet));
+    return planet;
   }
 
   @Delete(':planetId')
@@ -109,17 +167,19 @@ export class PlanetsController {
   @UserAuth()
   @ApiOperation({ operationId: 'deletePlanet', summary: 'Delete a planet', description: 'Deletes the planet with its satellites and image. Only its creator may.' })
   @ApiParam(PLANET_ID_PARAM)
+  @ApiHeader(IF_MATCH)
   @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
   @ApiProblems(
     { status: 400, description: 'planetId is not a positive integer.' },
     { status: 403, description: 'The planet was created by another user.' },
     { status: 404, description: 'No planet with this id.' },
+    PRECONDITION_FAILED,
     { status: 413, description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
     { status: 415, description: 'A body was sent that is not JSON (this request takes no body).' },
     503,
   )
-  async deletePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser): Promise<void> {
-    await this.celestialBodies.deletePlanet(planetId, user.id);
+  async deletePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+    await this.celestialBodies.deletePlanet(planetId, user.id, ifMatch);
   }
 
   @Post(':planetId/image')
@@ -164,12 +224,15 @@ export class PlanetsController {
     },
     { status: 413, slug: 'image-too-large', description: 'The image is larger than 5 MiB.' },
     { status: 415, description: 'The body is not multipart/form-data.' },
-    { status: 429, description: 'Too many uploads of yours in progress: one user may have 2 at once; retry after the time given in Retry-After.' },
     {
       status: 503,
       description:
         'Temporarily unavailable: the server is storing as many uploads as it may at once, or the database is; retry after the time given in Retry-After.',
     },
+  )
+  @ApiTooManyRequests(
+    'Too many uploads of yours in progress: one user may have 2 at once (RateLimit-Policy "uploads", in concurrent requests); retry after the time given in Retry-After.',
+    'You have 2 uploads in progress already; send the next when one has finished.',
   )
   async uploadImage(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest): Promise<ImageUploadedDto> {
     const image = await this.celestialBodies.uploadImage(planetId, user.id, () =>
@@ -207,22 +270,14 @@ export class PlanetsController {
     // Public and meant to be shown on other sites' pages, unlike the API's other responses.
     reply.header('Cache-Control', 'no-cache').header('Cross-Origin-Resource-Policy', 'cross-origin');
     const current = await this.celestialBodies.getImage(planetId, false);
-    if (etagMatches(ifNoneMatch, etagOf(current.sha256))) {
-      await reply.status(304).header('ETag', etagOf(current.sha256)).send();
+    const held = ifNoneMatchHit(ifNoneMatch, etagOfHash(current.sha256));
+    if (held !== undefined) {
+      await reply.status(304).header('ETag', held).send();
       return;
     }
     // The bytes come from a second read, so that a 304 never loads them; the ETag sent is
     // that of the bytes sent, should the image have been replaced in between.
     const image = await this.celestialBodies.getImage(planetId, true);
-    await reply.status(200).header('ETag', etagOf(image.sha256)).type(image.contentType).send(image.data);
+    await reply.status(200).header('ETag', etagOfHash(image.sha256)).type(image.contentType).send(image.data);
   }
-}
-
-const etagOf = (sha256: string) => `"${sha256}"`;
-
-/** If-None-Match: `*`, or a list of (possibly weak) tags; compared weakly, as RFC 9110 asks. */
-function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

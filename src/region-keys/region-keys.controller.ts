@@ -1,7 +1,10 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { absoluteUrl, locationHeader } from '../common/http/location';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { UuidParam } from '../common/validation/uuid-param';
+import { AppConfig } from '../config/app-config';
 import { CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { RegionDto } from './dto/region.dto';
@@ -12,6 +15,10 @@ import { KeyUsageService } from './key-usage/key-usage.service';
 import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from './region-key-auth.decorator';
 import { type ChangeOrigin, RegionKeysService, type RegionPrincipal } from './region-keys.service';
 
+/** A key's URI: DELETE revokes it, and /usage below it reads its usage. */
+const apiKeyPath = (id: string): string => `/auth/region/api-keys/${id}`;
+const KEY_LOCATION = locationHeader('The URI of the new key (DELETE it to revoke it).', '/auth/region/api-keys/3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f');
+
 const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: 'The key\'s id (from GET /auth/regions/me).' } as const;
 
 @ApiTags('Region API keys')
@@ -21,6 +28,7 @@ export class RegionKeysController {
   constructor(
     private readonly regionKeys: RegionKeysService,
     private readonly keyUsage: KeyUsageService,
+    private readonly config: AppConfig,
   ) {}
 
   @Get('regions/me')
@@ -49,7 +57,7 @@ export class RegionKeysController {
       'To rotate a key, roll it instead (POST /auth/region/api-keys/{id}/roll).',
   })
   @ApiBody({ type: CreateApiKeyDto, required: false })
-  @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The new key, with its secret (shown once).' })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The new key, with its secret (shown once).', headers: KEY_LOCATION })
   @ApiProblems({ status: 400, description: 'Invalid or unknown fields: an empty or unknown permission, an invalid CIDR.' }, 413, 415, {
     status: 409,
     slug: 'api-key-limit',
@@ -58,9 +66,11 @@ export class RegionKeysController {
   async createKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: CreateApiKeyDto = {},
   ): Promise<CreatedApiKeyDto> {
     const { apiKey, key } = await this.regionKeys.createKey(caller.regionId, body, origin, caller.permissions);
+    reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, apiKeyPath(apiKey.id)));
     return CreatedApiKeyDto.fromIssued(apiKey, key);
   }
 
@@ -110,7 +120,7 @@ export class RegionKeysController {
   })
   @ApiParam({ ...KEY_ID_PARAM, description: 'The id of the key to replace (from GET /auth/regions/me).' })
   @ApiBody({ type: RollApiKeyDto, required: false })
-  @ApiCreatedResponse({ type: RolledApiKeyDto, description: 'The new key, with its secret (shown once), and when the old key stops.' })
+  @ApiCreatedResponse({ type: RolledApiKeyDto, description: 'The new key, with its secret (shown once), and when the old key stops.', headers: KEY_LOCATION })
   @ApiProblems(
     { status: 400, description: 'The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).' },
     413,
@@ -129,6 +139,7 @@ export class RegionKeysController {
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
     @UuidParam('id') id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: RollApiKeyDto = {},
   ): Promise<RolledApiKeyDto> {
     const rolled = await this.regionKeys.rollKey(
@@ -143,7 +154,9 @@ export class RegionKeysController {
       origin,
       caller.permissions,
     );
-    return RolledApiKeyDto.fromRolled(rolled);
+    const created = RolledApiKeyDto.fromRolled(rolled);
+    reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, apiKeyPath(created.id)));
+    return created;
   }
 
   @Get('region/api-keys/:id/usage')

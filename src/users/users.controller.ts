@@ -1,9 +1,12 @@
-import { Body, Controller, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { absoluteUrl, locationHeader } from '../common/http/location';
 import { ApiSignupRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit/api-rate-limit.decorator';
 import { ClientThrottlerGuard } from '../common/rate-limit/client-throttler.guard';
 import { Public } from '../common/auth/auth-policy';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { AppConfig } from '../config/app-config';
 import { SignUpDto } from './dto/sign-up.dto';
 import { UserDto } from './dto/user.dto';
 import { UsersService } from './users.service';
@@ -11,7 +14,10 @@ import { UsersService } from './users.service';
 @ApiTags('Authentication')
 @Controller('user')
 export class UsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Post('signup')
   @Public()
@@ -19,9 +25,15 @@ export class UsersController {
   @ApiOperation({
     operationId: 'createUser',
     summary: 'Create a user',
-    description: 'Creates an account. Then get a token with POST /auth/token, or send the email and password as Basic credentials.',
+    description:
+      'Creates an account. Then get a token with POST /auth/token, or send the email and password as Basic credentials. ' +
+      'Location is the URI where a user reads their account, GET /me (with those credentials).',
   })
-  @ApiCreatedResponse({ type: UserDto, description: 'The new user.', headers: RATE_LIMIT_HEADERS })
+  @ApiCreatedResponse({
+    type: UserDto,
+    description: 'The new user.',
+    headers: { ...locationHeader('The URI of the account: GET /me, with its credentials.', '/me'), ...RATE_LIMIT_HEADERS },
+  })
   @ApiProblems(
     {
       status: 400,
@@ -34,7 +46,9 @@ export class UsersController {
     415,
   )
   @ApiSignupRateLimited()
-  async signUp(@Body() body: SignUpDto): Promise<UserDto> {
-    return UserDto.from(await this.users.signUp(body));
+  async signUp(@Body() body: SignUpDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<UserDto> {
+    const user = UserDto.from(await this.users.signUp(body));
+    reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, '/me'));
+    return user;
   }
 }

@@ -49,9 +49,9 @@ export class UsersRepository {
     return rows[0] ?? null;
   }
 
-  /** One query, id and name only, for any number of users. */
-  findProfiles(ids: number[]): Promise<Pick<User, 'id' | 'name'>[]> {
-    return this.dataSource.getRepository(User).find({ select: { id: true, name: true }, where: { id: In(ids) } });
+  /** One query, id and name only, for any number of users; in the caller's transaction when given its manager. */
+  findProfiles(ids: number[], manager: EntityManager = this.dataSource.manager): Promise<Pick<User, 'id' | 'name'>[]> {
+    return manager.getRepository(User).find({ select: { id: true, name: true }, where: { id: In(ids) } });
   }
 
   /** Inside the caller's transaction. */

@@ -55,9 +55,9 @@ export class UsersService {
   }
 
   /** The profiles of these users, by id; one query whatever their number. */
-  async findProfiles(ids: number[]): Promise<Map<number, UserProfile>> {
+  async findProfiles(ids: number[], manager?: EntityManager): Promise<Map<number, UserProfile>> {
     const unique = [...new Set(ids)];
-    const profiles = unique.length === 0 ? [] : await this.repository.findProfiles(unique);
+    const profiles = unique.length === 0 ? [] : await this.repository.findProfiles(unique, manager);
     return new Map(profiles.map(({ id, name }) => [id, { id, name }]));
   }
 

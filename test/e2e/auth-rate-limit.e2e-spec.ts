@@ -14,7 +14,17 @@ const signUp = (t: TestApp, remoteAddress = '127.0.0.1') =>
   t.request({ method: 'POST', url: '/user/signup', payload: { email: `u-${randomBytes(6).toString('hex')}@example.com`, password: 'password-1' }, remoteAddress });
 const me = (t: TestApp, authorization: string) => t.request({ method: 'GET', url: '/me', headers: { authorization } });
 
-function expectTooManyRequests(res: Res, limit: number, windowSeconds: number) {
+/** The IETF pair (draft-ietf-httpapi-ratelimit-headers) beside X-RateLimit-*: `"name";q=..;w=..` and `"name";r=..;t=..`. */
+function expectRateLimitFields(res: Res, policy: string, limit: number, windowSeconds: number, remaining: number) {
+  expect(res.headers['ratelimit-policy']).toBe(`"${policy}";q=${limit};w=${windowSeconds}`);
+  const reset = Number(res.headers['x-ratelimit-reset']);
+  expect(reset).toBeGreaterThanOrEqual(0);
+  expect(reset).toBeLessThanOrEqual(windowSeconds);
+  expect(res.headers.ratelimit).toBe(`"${policy}";r=${remaining};t=${reset}`);
+  expect(res.headers['x-ratelimit-remaining']).toBe(String(remaining));
+}
+
+function expectTooManyRequests(res: Res, limit: number, windowSeconds: number, policy = 'login-failures') {
   expect(res.statusCode).toBe(429);
   expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   expect(res.json()).toMatchObject({ type: 'https://errors.example/too-many-requests', status: 429, detail: expect.stringMatching(/Retry in \d+ seconds/) });
@@ -25,6 +35,8 @@ function expectTooManyRequests(res: Res, limit: number, windowSeconds: number) {
   expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
   expect(res.headers['x-ratelimit-remaining']).toBe('0');
   expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+  expectRateLimitFields(res, policy, limit, windowSeconds, 0);
+  expect(res.headers['x-ratelimit-reset']).toBe(String(retryAfter));
 }
 
 describe('failed sign-ins (counters in memory)', () => {
@@ -42,6 +54,7 @@ describe('failed sign-ins (counters in memory)', () => {
       const res = await token(t, u.email, 'wrong-password');
       expect(res.statusCode).toBe(401);
       expect(res.headers['x-ratelimit-limit']).toBe('3');
+      expectRateLimitFields(res, 'login-failures', 3, 60, 2 - i);
       remaining.push(res.headers['x-ratelimit-remaining']);
     }
     expect(remaining).toEqual(['2', '1', '0']);
@@ -68,6 +81,7 @@ describe('failed sign-ins (counters in memory)', () => {
       const res = await token(t, u.email, u.password);
       expect(res.statusCode).toBe(201);
       expect(res.headers['x-ratelimit-remaining']).toBe('3');
+      expectRateLimitFields(res, 'login-failures', 3, 60, 3);
     }
     for (let i = 0; i < 8; i++) expect((await me(t, u.basic)).statusCode).toBe(200);
   });
@@ -113,14 +127,15 @@ describe('sign-ups (counters in memory)', () => {
       const res = await signUp(t);
       expect(res.statusCode).toBe(201);
       expect(res.headers['x-ratelimit-limit']).toBe('3');
+      expectRateLimitFields(res, 'signup', 3, 60, 2 - i);
       remaining.push(res.headers['x-ratelimit-remaining']);
     }
     expect(remaining).toEqual(['2', '1', '0']);
-    expectTooManyRequests(await signUp(t), 3, 60);
+    expectTooManyRequests(await signUp(t), 3, 60, 'signup');
     expect((await signUp(t, '203.0.113.9')).statusCode).toBe(201);
     // One IPv6 client is its /64.
     for (let i = 0; i < 3; i++) expect((await signUp(t, `2001:db8:5:6::${i + 1}`)).statusCode).toBe(201);
-    expectTooManyRequests(await signUp(t, '2001:db8:5:6:ffff::1'), 3, 60);
+    expectTooManyRequests(await signUp(t, '2001:db8:5:6:ffff::1'), 3, 60, 'signup');
   });
 });
 
@@ -139,8 +154,8 @@ describe('with REDIS_URL: two instances share one limit', () => {
     expect((await signUp(a)).statusCode).toBe(201);
     expect((await signUp(b)).statusCode).toBe(201);
     expect((await signUp(a)).headers['x-ratelimit-remaining']).toBe('0');
-    expectTooManyRequests(await signUp(b), 3, 60);
-    expectTooManyRequests(await signUp(a), 3, 60);
+    expectTooManyRequests(await signUp(b), 3, 60, 'signup');
+    expectTooManyRequests(await signUp(a), 3, 60, 'signup');
   });
 
   it('counts failed sign-ins on either instance against one limit', async () => {
@@ -172,6 +187,34 @@ describe('with REDIS_URL unreachable', () => {
       expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(res.headers['retry-after']).toBeDefined();
       expect((await signUp(t)).statusCode).toBe(503);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('declares RateLimit-Policy and RateLimit beside Retry-After and X-RateLimit-* on the limited answers', async () => {
+    const t = await startTestApp();
+    try {
+      const doc = (await t.request({ method: 'GET', url: '/docs-json' })).json();
+      const answers = [
+        ['/user/signup', 'post', '201'],
+        ['/user/signup', 'post', '429'],
+        ['/auth/token', 'post', '201'],
+        ['/auth/token', 'post', '429'],
+        ['/me', 'get', '429'],
+        ['/planets/{planetId}/image', 'post', '429'],
+      ];
+      for (const [path, method, status] of answers) {
+        const headers = Object.keys(doc.paths[path][method].responses[status].headers ?? {});
+        expect({ path, method, status, headers }).toEqual({
+          path,
+          method,
+          status,
+          headers: expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', ...(status === '429' ? ['Retry-After'] : [])]),
+        });
+      }
     } finally {
       await t.close();
     }

@@ -84,3 +84,33 @@ it('answers any forwarded address, request id, origin and If-Match with no 5xx, 
     propertyRuns(300),
   );
 }, 120_000);
+
+const forwardedHostEntry = fc.oneof(
+  { arbitrary: fc.constantFrom('api.example.org', 'API.Example.org:8443', '[2001:db8::1]:443', '203.0.113.9'), weight: 3 },
+  { arbitrary: headerText(40), weight: 2 },
+  fc.constantFrom('evil.example/x?y', 'user@evil.example', 'evil.example:99999', '[fe80::1%eth0]', '<script>', ''),
+);
+const forwardedProtoEntry = fc.oneof(fc.constantFrom('https', 'HTTP', 'http', 'javascript', 'https://', ''), headerText(12));
+const forwardedList = (entry: fc.Arbitrary<string>) => fc.array(entry, { minLength: 1, maxLength: 3 }).map((entries) => entries.join(', '));
+
+it('builds Location from forwarded scheme and host only when they are plain, and never reflects anything else', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.option(forwardedList(forwardedHostEntry), { nil: undefined }), fc.option(forwardedList(forwardedProtoEntry), { nil: undefined }), async (xfh, xfp) => {
+      const headers: Record<string, string> = { 'x-api-key': region.key };
+      if (xfh !== undefined) headers['x-forwarded-host'] = xfh;
+      if (xfp !== undefined) headers['x-forwarded-proto'] = xfp;
+      const res = await t.request({ method: 'POST', url: '/auth/region/api-keys', remoteAddress: BALANCER, headers, payload: {} });
+      expect({ xfh, xfp, status: res.statusCode }).toEqual({ xfh, xfp, status: 201 });
+      const location = /^(https?):\/\/([A-Za-z0-9._\-[\]:]+)\/auth\/region\/api-keys\/([0-9a-f-]{36})$/.exec(String(res.headers.location));
+      expect({ xfh, xfp, location: res.headers.location, matches: location !== null }).toEqual({ xfh, xfp, location: res.headers.location, matches: true });
+      const [, scheme, host, id] = location!;
+      expect(id).toBe(res.json().id);
+      // The proxy's entry (the last) when it is usable, else the request's own.
+      const lastHost = xfh?.split(',').at(-1)?.trim().toLowerCase();
+      expect([lastHost, 'localhost:80']).toContain(host);
+      const lastProto = xfp?.split(',').at(-1)?.trim().toLowerCase();
+      expect(scheme === 'http' || scheme === lastProto).toBe(true);
+    }),
+    propertyRuns(150),
+  );
+}, 120_000);

@@ -46,7 +46,7 @@ describe('POST /planets', () => {
     const res = await post(alice, FULL_PLANET);
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(res.headers.location).toBe(`/planets/${body.id}`);
+    expect(res.headers.location).toBe(`http://localhost:80/planets/${body.id}`);
     expect(body).toEqual({
       ...FULL_PLANET,
       id: expect.any(Number),
@@ -372,9 +372,9 @@ describe('OpenAPI document', () => {
     const operations = [
       ['/planets', 'get', 'getAllData', 'Planets', [], ['200', '400', '503']],
       ['/planets', 'post', 'createPlanet', 'Planets', user, ['201', '400', '413', '415', '503', ...auth]],
-      ['/planets/{planetId}', 'get', 'getPlanet', 'Planets', [], ['200', '400', '404', '503']],
-      ['/planets/{planetId}', 'put', 'updatePlanet', 'Planets', user, ['200', '400', '403', '404', '413', '415', '503', ...auth]],
-      ['/planets/{planetId}', 'delete', 'deletePlanet', 'Planets', user, ['204', '400', '403', '404', '413', '415', '503', ...auth]],
+      ['/planets/{planetId}', 'get', 'getPlanet', 'Planets', [], ['200', '304', '400', '404', '503']],
+      ['/planets/{planetId}', 'put', 'updatePlanet', 'Planets', user, ['200', '400', '403', '404', '412', '413', '415', '503', ...auth]],
+      ['/planets/{planetId}', 'delete', 'deletePlanet', 'Planets', user, ['204', '400', '403', '404', '412', '413', '415', '503', ...auth]],
       ['/planets/{planetId}/image', 'post', 'uploadImage', 'Planets', user, ['200', '400', '403', '404', '408', '413', '415', '503', ...auth]],
       ['/planets/{planetId}/image', 'get', 'getPlanetImage', 'Planets', [], ['200', '304', '400', '404', '503']],
       ['/celestial-bodies', 'post', 'createCelestialBody', 'Celestial Bodies', user, ['201', '400', '404', '413', '415', '503', ...auth]],

@@ -147,6 +147,9 @@ it(`refuses a user's upload past ${UPLOADS_PER_USER} of theirs in progress with 
     const refused = await quickUpload(bob, planetId);
     expectProblem(refused, 429, 'too-many-requests');
     expect(refused.headers['retry-after']).toBe('1');
+    // A limit on uploads at once, not on a window: its quota is in concurrent requests.
+    expect(refused.headers['ratelimit-policy']).toBe(`"uploads";q=${UPLOADS_PER_USER};qu="concurrent-requests"`);
+    expect(refused.headers.ratelimit).toBe('"uploads";r=0;t=1');
     expect((await quickUpload(alice, (await createPlanet(t, alice)).id)).statusCode).toBe(200);
   } finally {
     slow.forEach((upload) => upload.finish());

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
@@ -11,6 +12,17 @@ export interface CheckedResponse {
   statusCode: number;
   headers: Record<string, unknown>;
   body: string;
+  /** The bytes as sent; a compressed body is checked as it decompresses. */
+  rawPayload?: Buffer;
+}
+
+/** The body as text, decompressed when it was sent with a content coding. */
+function bodyText(response: CheckedResponse): string {
+  const coding = response.headers['content-encoding'];
+  if (coding === undefined || coding === 'identity' || !response.rawPayload) return response.body;
+  if (coding === 'gzip') return gunzipSync(response.rawPayload).toString('utf8');
+  if (coding === 'br') return brotliDecompressSync(response.rawPayload).toString('utf8');
+  throw new Error(`unexpected Content-Encoding: ${String(coding)}`);
 }
 
 /** Routes that serve the documentation itself rather than the API it describes. */
@@ -40,7 +52,8 @@ export class OpenApiResponseValidator {
   }
 
   /** Throws an Error describing every way the response departs from the document. */
-  check(method: string, url: string, response: CheckedResponse): void {
+  check(method: string, url: string, sent: CheckedResponse): void {
+    const response = { ...sent, body: bodyText(sent) };
     const path = url.split('?')[0];
     if (UNDOCUMENTED.test(path)) return;
     const route = this.routes.find((r) => r.method === method.toLowerCase() && r.pattern.test(path));

@@ -5,8 +5,11 @@ import type { PlanetWithSatellites } from '../celestial-bodies.service';
 import { AtmosphereComponentDto, PhysicalPropertiesDto, type TemperatureDto } from './planet-properties.dto';
 import { present, SatelliteDto } from './satellite.dto';
 
+/** Where a planet is served (GET, public). */
+export const planetPath = (planetId: number): string => `/planets/${planetId}`;
+
 /** Where a planet's image is served (GET, public). Relative, so it holds behind any host or proxy. */
-export const planetImagePath = (planetId: number): string => `/planets/${planetId}/image`;
+export const planetImagePath = (planetId: number): string => `${planetPath(planetId)}/image`;
 
 /** The Galaxy `Planet`. Optional fields that were never set are left out. */
 @ApiSchema({ name: 'Planet' })

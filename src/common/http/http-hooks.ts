@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { looksLikeKey } from '../logging/scrub';
 import { ValidationFailedError } from '../problem/problem';
+import { isPlainHost } from './location';
 import { dropUnreadableForwardedFor } from './trust-proxy';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
@@ -51,8 +52,16 @@ export function registerHttpHooks(
   fastify.addHook('onRequest', async (request, reply) => {
     applyStandardHeaders(request, reply);
     // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's check is off, see httpServerLimits.
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+    const host = request.headers.host;
+    if (request.raw.httpVersion === '1.1' && host === undefined) {
       throw new ValidationFailedError([{ field: 'Host', message: 'An HTTP/1.1 request must have a Host header' }], 'The Host header is missing.');
+    }
+    // So is an invalid one (same section): no URI the service sends is ever built from it (see location.ts).
+    if (host !== undefined && !isPlainHost(host)) {
+      throw new ValidationFailedError(
+        [{ field: 'Host', message: 'Host must be a host name or IP address (IPv6 in brackets), with an optional port' }],
+        'The Host header is malformed.',
+      );
     }
   });
 

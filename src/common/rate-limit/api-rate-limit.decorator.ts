@@ -5,6 +5,15 @@ import { ApiProblems } from '../swagger/api-problems.decorator';
 import { ProblemDto } from '../swagger/problem.dto';
 
 export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': {
+    description:
+      'The limit (draft-ietf-httpapi-ratelimit-headers): its name, the quota `q` (requests, or failed attempts) and the window `w` in seconds.',
+    schema: { type: 'string', example: '"signup";q=20;w=60' },
+  },
+  RateLimit: {
+    description: 'What is left of it now (draft-ietf-httpapi-ratelimit-headers): `r` remaining, `t` seconds until the window ends.',
+    schema: { type: 'string', example: '"signup";r=19;t=60' },
+  },
   'X-RateLimit-Limit': { description: 'Requests (or failed attempts) allowed in the current window.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'How many of them are left.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Seconds until the window ends.', schema: { type: 'integer' } },
@@ -12,8 +21,8 @@ export const RATE_LIMIT_HEADERS = {
 
 const RETRY_AFTER = { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } } as const;
 
-/** 429 with its headers, and 503 for when the shared counters (Redis) are unreachable. */
-function ApiRateLimited(description: string, detail: string) {
+/** 429 with its headers. */
+export function ApiTooManyRequests(description: string, detail: string) {
   return applyDecorators(
     ApiExtraModels(ProblemDto),
     ApiResponse({
@@ -27,6 +36,13 @@ function ApiRateLimited(description: string, detail: string) {
         },
       },
     }),
+  );
+}
+
+/** 429 with its headers, and 503 for when the shared counters (Redis) are unreachable. */
+function ApiRateLimited(description: string, detail: string) {
+  return applyDecorators(
+    ApiTooManyRequests(description, detail),
     ApiProblems({ status: 503, description: 'Rate limiting or the database is temporarily unavailable; retry shortly.' }),
   );
 }

@@ -5,13 +5,14 @@ import { SecurityCounters } from '../metrics/security-counters';
 import { ServiceUnavailableError } from '../problem/problem';
 import { clientAddressKey } from './client-address';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
+import type { RateLimitPolicy } from './rate-limit-headers';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit-store';
 import { TooManyRequestsError } from './too-many-requests.error';
 
 const THROTTLER_NAME = 'login-failures';
 
 export interface LoginAllowance {
-  limit: number;
+  policy: RateLimitPolicy;
   remaining: number;
   /** Seconds until the window ends. */
   reset: number;
@@ -85,9 +86,9 @@ export class LoginThrottle {
     } finally {
       if (!keepSlot) await this.giveBack(slot.store, key);
     }
-    const limit = this.config.LOGIN_FAILURE_LIMIT;
+    const policy = this.policy();
     const counted = keepSlot ? slot.totalHits : slot.totalHits - 1;
-    return { result, allowance: { limit, remaining: Math.max(0, limit - counted), reset: slot.timeToExpire } };
+    return { result, allowance: { policy, remaining: Math.max(0, policy.limit - counted), reset: slot.timeToExpire } };
   }
 
   /** Refuses with 429 when no slot is left, without taking one. */
@@ -120,10 +121,16 @@ export class LoginThrottle {
 
   private tooMany(retryAfter: number): TooManyRequestsError {
     this.counters.rateLimited('login');
-    return new TooManyRequestsError(`Too many failed sign-in attempts for this email from your address. Retry in ${retryAfter} seconds.`, {
-      limit: this.config.LOGIN_FAILURE_LIMIT,
+    return new TooManyRequestsError(
+      `Too many failed sign-in attempts for this email from your address. Retry in ${retryAfter} seconds.`,
+      this.policy(),
       retryAfter,
-    });
+    );
+  }
+
+  /** The limit as clients see it in RateLimit-Policy (named as the counters are). */
+  private policy(): RateLimitPolicy {
+    return { name: THROTTLER_NAME, limit: this.config.LOGIN_FAILURE_LIMIT, windowSeconds: this.config.LOGIN_FAILURE_WINDOW_SECONDS };
   }
 
   // The sign-in has its answer already: failing to uncount it must not turn it into an error.

@@ -1,24 +1,15 @@
 import { DomainError } from '../problem/problem';
-
-export interface RateLimitHeaders {
-  limit: number;
-  /** Seconds until the client may try again. */
-  retryAfter: number;
-}
+import { type RateLimitPolicy, rateLimitHeaders } from './rate-limit-headers';
 
 export class TooManyRequestsError extends DomainError {
   readonly status = 429;
   readonly slug = 'too-many-requests';
   readonly title = 'Too many requests';
 
-  constructor(detail: string, { limit, retryAfter }: RateLimitHeaders) {
+  /** `retryAfter`: seconds until the client may try again (at least 1 is sent). */
+  constructor(detail: string, policy: RateLimitPolicy, retryAfter: number) {
     super(detail);
-    const seconds = String(Math.max(1, retryAfter));
-    Object.assign(this.headers, {
-      'Retry-After': seconds,
-      'X-RateLimit-Limit': String(limit),
-      'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': seconds,
-    });
+    const seconds = Math.max(1, retryAfter);
+    Object.assign(this.headers, { 'Retry-After': String(seconds), ...rateLimitHeaders(policy, { remaining: 0, reset: seconds }) });
   }
 }

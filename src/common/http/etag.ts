@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+
+/** A strong entity tag: the quoted SHA-256 (hex) of what it tags. */
+export function strongEtag(content: string | Buffer): string {
+  return etagOfHash(createHash('sha256').update(content).digest('hex'));
+}
+
+export const etagOfHash = (sha256Hex: string): string => `"${sha256Hex}"`;
+
+/**
+ * The content codings that change a response's bytes (see compression.ts). A compressed
+ * response carries its representation's tag with the coding appended inside the quotes
+ * ("abc" becomes "abc-gzip"): each encoding is a representation of its own, so a strong tag
+ * must differ between them (RFC 9110, section 8.8.1).
+ */
+export const CONTENT_CODINGS = ['br', 'gzip'] as const;
+
+/** The tag of the representation sent with `coding`; weak tags stay as they are. */
+export function etagForCoding(etag: string, coding: string): string {
+  return etag.startsWith('"') ? `${etag.slice(0, -1)}-${coding}"` : etag;
+}
+
+interface EntityTag {
+  weak: boolean;
+  /** As sent, for an answer that repeats it. */
+  text: string;
+  /** The opaque tag between the quotes, any content-coding suffix taken off. */
+  opaque: string;
+}
+
+const ENTITY_TAG = /(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g;
+
+/** The entity tags of an If-Match or If-None-Match value; anything else in it is ignored. */
+function parseEntityTags(header: string): EntityTag[] {
+  return [...header.matchAll(ENTITY_TAG)].map(([text, weak, opaque]) => ({ weak: weak !== undefined, text, opaque: withoutCoding(opaque) }));
+}
+
+function withoutCoding(opaque: string): string {
+  for (const coding of CONTENT_CODINGS) if (opaque.endsWith(`-${coding}`)) return opaque.slice(0, -coding.length - 1);
+  return opaque;
+}
+
+const opaqueOf = (etag: string): string => etag.replace(/^W\//, '').slice(1, -1);
+
+/**
+ * If-None-Match (RFC 9110, section 13.1.2): `*`, or a list of tags compared weakly, in any
+ * of the representation's encodings. Returns the tag a 304 should carry (the one the client
+ * holds, so that its cache finds the response it stored), or undefined when the condition
+ * lets the request through.
+ */
+export function ifNoneMatchHit(header: string | undefined, etag: string): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return etag;
+  const current = opaqueOf(etag);
+  return parseEntityTags(header).find((tag) => tag.opaque === current)?.text;
+}
+
+/**
+ * If-Match (RFC 9110, section 13.1.1): `*` holds for any current representation; otherwise
+ * one of the listed tags must match strongly (a weak tag never does). A tag of the same
+ * representation in another content coding matches: it names the same state.
+ */
+export function ifMatchHolds(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  if (etag.startsWith('W/')) return false;
+  const current = opaqueOf(etag);
+  return parseEntityTags(header).some((tag) => !tag.weak && tag.opaque === current);
+}

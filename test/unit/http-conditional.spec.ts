@@ -1,0 +1,99 @@
+import { etagForCoding, ifMatchHolds, ifNoneMatchHit, strongEtag } from '../../src/common/http/etag';
+import { isPlainHost } from '../../src/common/http/location';
+import { rateLimitHeaders, rateLimitPolicyField } from '../../src/common/rate-limit/rate-limit-headers';
+
+const ETAG = strongEtag('{"id":1}');
+
+describe('entity tags', () => {
+  it('are the quoted SHA-256 of the content, and differ per content coding', () => {
+    expect(ETAG).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(strongEtag('{"id":2}')).not.toBe(ETAG);
+    expect(etagForCoding(ETAG, 'gzip')).toBe(`${ETAG.slice(0, -1)}-gzip"`);
+    expect(etagForCoding('W/"abc"', 'gzip')).toBe('W/"abc"');
+  });
+
+  it.each([
+    [ETAG, ETAG],
+    [`W/${ETAG}`, `W/${ETAG}`],
+    [`"a", ${ETAG} , "b"`, ETAG],
+    [etagForCoding(ETAG, 'br'), etagForCoding(ETAG, 'br')],
+    [` * `, ETAG],
+  ])('If-None-Match %s matches weakly, and the 304 carries %s', (header, carried) => {
+    expect(ifNoneMatchHit(header, ETAG)).toBe(carried);
+  });
+
+  it.each([[undefined], [''], ['"a"'], [ETAG.slice(1, -1)], [`${ETAG.slice(0, -2)}"`], [`"${ETAG}"`], ['*, "a"'], [etagForCoding(ETAG, 'deflate')]])(
+    'If-None-Match %s does not match',
+    (header) => {
+      expect(ifNoneMatchHit(header, ETAG)).toBeUndefined();
+    },
+  );
+
+  it.each([[ETAG], ['*'], [`"a", ${ETAG}`], [etagForCoding(ETAG, 'gzip')]])('If-Match %s holds (strong comparison)', (header) => {
+    expect(ifMatchHolds(header, ETAG)).toBe(true);
+  });
+
+  it.each([[`W/${ETAG}`], ['"a"'], [''], ['junk'], [ETAG.slice(1, -1)], ['"", W/"x"']])('If-Match %s does not hold', (header) => {
+    expect(ifMatchHolds(header, ETAG)).toBe(false);
+  });
+
+  it('never lets a weak current tag pass If-Match but *', () => {
+    expect(ifMatchHolds('W/"abc"', 'W/"abc"')).toBe(false);
+    expect(ifMatchHolds('"abc"', 'W/"abc"')).toBe(false);
+    expect(ifMatchHolds('*', 'W/"abc"')).toBe(true);
+  });
+});
+
+describe('plain hosts (Host, X-Forwarded-Host)', () => {
+  it.each(['localhost', 'localhost:80', 'api.example.org', 'API.Example.ORG:8443', 'api.example.org.', '203.0.113.5:65535', '[::1]', '[2001:db8::1]:443', '[::ffff:192.0.2.1]', 'my_service-1:3000'])(
+    'accepts %s',
+    (host) => {
+      expect(isPlainHost(host)).toBe(true);
+    },
+  );
+
+  it.each([
+    undefined,
+    '',
+    'a b',
+    'evil.example/path',
+    'user@evil.example',
+    'evil.example:0',
+    'evil.example:65536',
+    'evil.example:',
+    'evil.example:80:80',
+    '[::1',
+    '[fe80::1%eth0]',
+    '[evil.example]',
+    '::1',
+    '.example',
+    'a..b',
+    '-a.example',
+    'a-.example',
+    'xn--b\u00fccher.example',
+    'evil.example?x',
+    'evil.example#x',
+    '%65vil.example',
+    `${'a'.repeat(64)}.example`,
+    `${'a.'.repeat(130)}example`,
+  ])('refuses %j', (host) => {
+    expect(isPlainHost(host)).toBe(false);
+  });
+});
+
+describe('rate-limit header fields', () => {
+  it('write the policy and the state as structured fields, beside X-RateLimit-*', () => {
+    expect(rateLimitHeaders({ name: 'signup', limit: 20, windowSeconds: 60 }, { remaining: 19, reset: 42 })).toEqual({
+      'RateLimit-Policy': '"signup";q=20;w=60',
+      RateLimit: '"signup";r=19;t=42',
+      'X-RateLimit-Limit': '20',
+      'X-RateLimit-Remaining': '19',
+      'X-RateLimit-Reset': '42',
+    });
+  });
+
+  it('say when the quota counts concurrent requests, and never go below zero', () => {
+    expect(rateLimitPolicyField({ name: 'uploads', limit: 2, quotaUnit: 'concurrent-requests' })).toBe('"uploads";q=2;qu="concurrent-requests"');
+    expect(rateLimitHeaders({ name: 'x', limit: 1, windowSeconds: 1 }, { remaining: -3, reset: -1 }).RateLimit).toBe('"x";r=0;t=0');
+  });
+});
