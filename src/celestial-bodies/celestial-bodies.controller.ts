@@ -2,7 +2,8 @@ import { Body, Controller, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { NOT_FOUND, UNAVAILABLE } from '../common/problem/problem-types';
+import { ApiProblems, jsonBodyProblems } from '../common/swagger/api-problems.decorator';
 import { PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { CelestialBodyPipe, type CelestialBodyInput } from './celestial-body.pipe';
@@ -41,11 +42,9 @@ export class CelestialBodiesController {
   @ApiBody({ required: true, description: 'Celestial body to create', schema: celestialBody(PlanetBodyInputDto, SatelliteInputDto) })
   @ApiCreatedResponse({ description: 'Celestial body created', schema: celestialBody(PlanetDto, SatelliteDto) })
   @ApiProblems(
-    { status: 400, description: 'Invalid input: a missing or unknown type, unknown fields, wrong types or values.' },
-    { status: 404, description: 'The planet named by orbit.planet.id does not exist.' },
-    413,
-    415,
-    503,
+    ...jsonBodyProblems('Invalid input: a missing or unknown type, unknown fields, wrong types or values.'),
+    { types: [NOT_FOUND], description: 'The planet named by orbit.planet.id does not exist.' },
+    UNAVAILABLE,
   )
   async createCelestialBody(
     @CurrentUser() user: AuthenticatedUser,

@@ -15,7 +15,9 @@ import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import { Public } from '../common/auth/auth-policy';
 import { AcceptsMultipart } from '../common/http/multipart';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { FORBIDDEN, NOT_FOUND, REQUEST_TIMEOUT, TOO_MANY_REQUESTS, UNAVAILABLE, UNSUPPORTED_MEDIA_TYPE, VALIDATION, MALFORMED_JSON } from '../common/problem/problem-types';
+import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger/api-problems.decorator';
+import { IMAGE_TOO_LARGE } from './celestial-bodies.errors';
 import { AppConfig } from '../config/app-config';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
@@ -44,7 +46,7 @@ export class PlanetsController {
   @Public()
   @ApiOperation({ operationId: 'getAllData', summary: 'Get all planets', description: 'A page of planets, by id, each with its satellites.' })
   @ApiOkResponse({ type: PlanetPageDto, headers: PAGINATION_HEADERS, description: 'A page of planets' })
-  @ApiProblems({ status: 400, description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' }, 503)
+  @ApiProblems({ types: [VALIDATION], description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' }, UNAVAILABLE)
   async getAllData(@Query() query: ListPlanetsQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<PlanetPageDto> {
     const { limit, offset } = query;
     const { items, total } = await this.celestialBodies.listPlanets(limit, offset);
@@ -68,7 +70,7 @@ export class PlanetsController {
     description: 'Created',
     headers: { Location: { description: 'The path of the new planet', schema: { type: 'string', format: 'uri-reference', example: '/planets/1' } } },
   })
-  @ApiProblems(400, 413, 415, 503)
+  @ApiProblems(...jsonBodyProblems('Invalid input: unknown fields, wrong types or values.'), UNAVAILABLE)
   async createPlanet(
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: PlanetInputDto,
@@ -84,7 +86,7 @@ export class PlanetsController {
   @ApiOperation({ operationId: 'getPlanet', summary: 'Get a planet', description: 'The planet with its satellites.' })
   @ApiParam(PLANET_ID_PARAM)
   @ApiOkResponse({ type: PlanetDto, description: 'Planet found' })
-  @ApiProblems({ status: 400, description: 'planetId is not a positive integer.' }, { status: 404, description: 'No planet with this id.' }, 503)
+  @ApiProblems({ types: [VALIDATION], description: 'planetId is not a positive integer.' }, { types: [NOT_FOUND], description: 'No planet with this id.' }, UNAVAILABLE)
   async getPlanet(@PlanetId() planetId: number): Promise<PlanetDto> {
     return PlanetDto.from(await this.celestialBodies.getPlanet(planetId));
   }
@@ -99,7 +101,12 @@ export class PlanetsController {
   @ApiParam(PLANET_ID_PARAM)
   @ApiBody({ type: PlanetInputDto })
   @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully' })
-  @ApiProblems(400, { status: 403, description: 'The planet was created by another user.' }, { status: 404, description: 'No planet with this id.' }, 413, 415, 503)
+  @ApiProblems(
+    ...jsonBodyProblems('Invalid input: planetId is not a positive integer, or the body has unknown fields, wrong types or values.'),
+    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    UNAVAILABLE,
+  )
   async updatePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Body() body: PlanetInputDto): Promise<PlanetDto> {
     return PlanetDto.from(await this.celestialBodies.updatePlanet(planetId, user.id, body));
   }
@@ -111,12 +118,10 @@ export class PlanetsController {
   @ApiParam(PLANET_ID_PARAM)
   @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
   @ApiProblems(
-    { status: 400, description: 'planetId is not a positive integer.' },
-    { status: 403, description: 'The planet was created by another user.' },
-    { status: 404, description: 'No planet with this id.' },
-    { status: 413, description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
-    { status: 415, description: 'A body was sent that is not JSON (this request takes no body).' },
-    503,
+    ...unexpectedBodyProblems('planetId is not a positive integer.'),
+    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    UNAVAILABLE,
   )
   async deletePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser): Promise<void> {
     await this.celestialBodies.deletePlanet(planetId, user.id);
@@ -148,23 +153,22 @@ export class PlanetsController {
   @ApiOkResponse({ type: ImageUploadedDto, description: 'Image uploaded' })
   @ApiProblems(
     {
-      status: 400,
+      types: [VALIDATION, MALFORMED_JSON],
       description:
         'No file in the field "image", a file that is not an accepted image, any other part (a text field, a second file ' +
         'or a file under another name, named in errors), a multipart body that is malformed or ends early, or a bad planetId.',
     },
-    { status: 403, description: 'The planet was created by another user.' },
-    { status: 404, description: 'No planet with this id.' },
+    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    { types: [NOT_FOUND], description: 'No planet with this id.' },
     {
-      status: 408,
-      slug: 'http-408',
+      types: [REQUEST_TIMEOUT],
       description: 'The body stopped arriving for longer than the server allows (UPLOAD_IDLE_TIMEOUT_MS); the connection is closed.',
     },
-    { status: 413, slug: 'image-too-large', description: 'The image is larger than 5 MiB.' },
-    { status: 415, description: 'The body is not multipart/form-data.' },
-    { status: 429, description: 'Too many uploads of yours in progress: one user may have 2 at once; retry after the time given in Retry-After.' },
+    { types: [IMAGE_TOO_LARGE], description: 'The image is larger than 5 MiB.' },
+    { types: [UNSUPPORTED_MEDIA_TYPE], description: 'The body is not multipart/form-data.' },
+    { types: [TOO_MANY_REQUESTS], description: 'Too many uploads of yours in progress: one user may have 2 at once; retry after the time given in Retry-After.' },
     {
-      status: 503,
+      types: [UNAVAILABLE],
       description:
         'Temporarily unavailable: the server is storing as many uploads as it may at once, or the database is; retry after the time given in Retry-After.',
     },
@@ -196,7 +200,7 @@ export class PlanetsController {
     content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   })
   @ApiResponse({ status: 304, description: 'Not modified: the image still has the ETag sent in If-None-Match.' })
-  @ApiProblems({ status: 400, description: 'planetId is not a positive integer.' }, { status: 404, description: 'No such planet, or it has no image.' }, 503)
+  @ApiProblems({ types: [VALIDATION], description: 'planetId is not a positive integer.' }, { types: [NOT_FOUND], description: 'No such planet, or it has no image.' }, UNAVAILABLE)
   async getPlanetImage(
     @PlanetId() planetId: number,
     @Headers('if-none-match') ifNoneMatch: string | undefined,

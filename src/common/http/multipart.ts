@@ -5,16 +5,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
 import { DomainError } from '../problem/problem';
+import { REQUEST_TIMEOUT, UNSUPPORTED_MEDIA_TYPE } from '../problem/problem-types';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
 
 /** A multipart body sent to a route that reads JSON: the same 415 Fastify gives any other type. */
 export class UnsupportedMediaTypeError extends DomainError {
-  readonly status = 415;
-  readonly slug = 'unsupported-media-type';
-  readonly title = 'Unsupported media type';
   constructor() {
-    super('Send the body as application/json.');
+    super(UNSUPPORTED_MEDIA_TYPE, 'Send the body as application/json.');
   }
 }
 
@@ -23,11 +21,8 @@ export class UnsupportedMediaTypeError extends DomainError {
  * problem type as the 408 for a request past REQUEST_TIMEOUT_MS; the connection is closed.
  */
 export class BodyStalledError extends DomainError {
-  readonly status = 408;
-  readonly slug = 'http-408';
-  readonly title = 'Request Timeout';
   constructor(idleMs: number) {
-    super(`No data of the request body arrived for ${idleMs} ms; send it without pausing.`);
+    super(REQUEST_TIMEOUT, `No data of the request body arrived for ${idleMs} ms; send it without pausing.`);
   }
 }
 

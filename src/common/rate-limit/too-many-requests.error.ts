@@ -1,4 +1,5 @@
 import { DomainError } from '../problem/problem';
+import { TOO_MANY_REQUESTS } from '../problem/problem-types';
 
 export interface RateLimitHeaders {
   limit: number;
@@ -7,12 +8,8 @@ export interface RateLimitHeaders {
 }
 
 export class TooManyRequestsError extends DomainError {
-  readonly status = 429;
-  readonly slug = 'too-many-requests';
-  readonly title = 'Too many requests';
-
   constructor(detail: string, { limit, retryAfter }: RateLimitHeaders) {
-    super(detail);
+    super(TOO_MANY_REQUESTS, detail);
     const seconds = String(Math.max(1, retryAfter));
     Object.assign(this.headers, {
       'Retry-After': seconds,
