@@ -30,6 +30,9 @@ export function problemOf(type: ProblemType, detail: string, baseUrl: string | u
  * type the registry (and with it the OpenAPI document) does not know.
  */
 export abstract class DomainError extends Error {
+  readonly status: number;
+  readonly slug: string;
+  readonly title: string;
   readonly errors?: FieldError[];
   /** Extra response headers, such as WWW-Authenticate or Retry-After. */
   readonly headers: Record<string, string> = {};
@@ -45,10 +48,7 @@ export abstract class DomainError extends Error {
     super(detail);
     Error.stackTraceLimit = stackTraceLimit;
     this.name = new.target.name;
-  }
-
-  get status(): number {
-    return this.problemType.status;
+    ({ status: this.status, slug: this.slug, title: this.title } = problemType);
   }
 }
 
