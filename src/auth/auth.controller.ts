@@ -35,6 +35,7 @@ export class AuthController {
   @ApiProblems(...jsonBodyProblems('Invalid input: a missing or malformed email or password, or an unknown field.'), {
     types: [UNAUTHENTICATED],
     description: 'The email or password is wrong (one answer for both).',
+    detail: 'The email or password is wrong.',
   })
   @ApiLoginRateLimited()
   async getToken(@Body() body: CredentialsDto, @Ip() ip: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenDto> {

@@ -18,6 +18,7 @@ export const UserAuth = () =>
     ApiSecurity(BEARER_SECURITY_SCHEME),
     ApiProblems({
       types: [UNAUTHENTICATED],
+      detail: 'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.',
       description: 'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
     }),
     ApiLoginRateLimited('Too many failed Basic sign-ins from this client for this email; see Retry-After.'),

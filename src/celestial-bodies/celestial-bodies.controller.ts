@@ -43,7 +43,7 @@ export class CelestialBodiesController {
   @ApiCreatedResponse({ description: 'Celestial body created', schema: celestialBody(PlanetDto, SatelliteDto) })
   @ApiProblems(
     ...jsonBodyProblems('Invalid input: a missing or unknown type, unknown fields, wrong types or values.'),
-    { types: [NOT_FOUND], description: 'The planet named by orbit.planet.id does not exist.' },
+    { types: [NOT_FOUND], description: 'The planet named by orbit.planet.id does not exist.', detail: 'orbit.planet.id: no planet with id 42 exists.' },
     UNAVAILABLE,
   )
   async createCelestialBody(

@@ -14,6 +14,7 @@ import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from
 import { API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY } from './region-keys.errors';
 import { type ChangeOrigin, RegionKeysService, type RegionPrincipal } from './region-keys.service';
 
+const KEY_NOT_FOUND = 'No active API key with this id exists in your region.';
 const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: 'The key\'s id (from GET /auth/regions/me).' } as const;
 
 @ApiTags('Region API keys')
@@ -73,7 +74,7 @@ export class RegionKeysController {
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiProblems(
     ...unexpectedBodyProblems('The id is not a UUID.'),
-    { types: [NOT_FOUND], description: 'No active key with this id in your region.' },
+    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
     {
       types: [LAST_API_KEY],
       description:
@@ -104,7 +105,7 @@ export class RegionKeysController {
   @ApiCreatedResponse({ type: RolledApiKeyDto, description: 'The new key, with its secret (shown once), and when the old key stops.' })
   @ApiProblems(
     ...jsonBodyProblems('The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).'),
-    { types: [NOT_FOUND], description: 'No active key with this id in your region.' },
+    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
     {
       types: [API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY],
       description:
@@ -150,7 +151,7 @@ export class RegionKeysController {
   @ApiOkResponse({ type: KeyUsageDto })
   @ApiProblems(
     { types: [VALIDATION], description: 'The id is not a UUID, or `days` is not a whole number from 1 to 90.' },
-    { types: [NOT_FOUND], description: 'No key with this id in your region (revoked keys included).' },
+    { types: [NOT_FOUND], description: 'No key with this id in your region (revoked keys included).', detail: 'No API key with this id exists in your region.' },
   )
   async getKeyUsage(@CurrentRegion() caller: RegionPrincipal, @UuidParam('id') id: string, @Query() query: KeyUsageQueryDto): Promise<KeyUsageDto> {
     return KeyUsageDto.from(await this.keyUsage.dailyUsage(caller.regionId, id, query.days));

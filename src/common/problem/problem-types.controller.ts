@@ -40,7 +40,7 @@ export class ProblemTypesController {
   })
   @ApiParam({ name: 'slug', description: 'The last segment of the problem type URI.', example: 'last-api-key' })
   @ApiOkResponse({ description: 'The problem type, as an HTML page.', ...HTML_RESPONSE })
-  @ApiProblems({ types: [NOT_FOUND], description: 'No problem type has this name.' })
+  @ApiProblems({ types: [NOT_FOUND], description: 'No problem type has this name.', detail: 'There is no problem type named no-such-type.' })
   get(@Param('slug') slug: string, @Res({ passthrough: true }) reply: FastifyReply): string {
     const type = problemTypeBySlug(slug);
     if (!type) throw new NotFoundError(`There is no problem type named ${slug}.`);

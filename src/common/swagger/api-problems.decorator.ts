@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
+import { ApiExtraModels, DECORATORS, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
 import type { ProblemDocument } from '../problem/problem';
 import {
   allProblemTypes,
@@ -17,8 +17,8 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 type HeadersObject = Record<string, { description?: string; schema?: object }>;
 
-/** @nestjs/swagger's metadata key for declared responses, keyed by status. */
-const API_RESPONSE = 'swagger/apiResponse';
+/** Where @nestjs/swagger keeps an operation's (or controller's) declared responses, keyed by status. */
+const API_RESPONSE = DECORATORS.API_RESPONSE;
 
 const DEFAULT_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input: malformed JSON, unknown fields, wrong types, or a bad parameter.',
@@ -40,6 +40,8 @@ export interface ProblemResponse {
   types: ProblemType[];
   description?: string;
   headers?: HeadersObject;
+  /** The example's detail as this operation words it, when it lists one type (else the type's own example). */
+  detail?: string;
 }
 
 interface ResponseEntry {
@@ -50,14 +52,14 @@ interface ResponseEntry {
 type Responses = Record<string, ResponseEntry>;
 
 /** The example of a problem type in the OpenAPI document: the document the service sends, with a realistic detail. */
-export function problemExample(type: ProblemType): { summary: string; value: ProblemDocument } {
+export function problemExample(type: ProblemType, detail = type.exampleDetail): { summary: string; value: ProblemDocument } {
   return {
     summary: type.title,
     value: {
       type: problemTypePath(type.slug),
       title: type.title,
       status: type.status,
-      detail: type.exampleDetail,
+      detail,
       ...(type.exampleErrors ? { errors: type.exampleErrors.map((e) => ({ ...e })) } : {}),
     },
   };
@@ -74,7 +76,7 @@ export function problemExample(type: ProblemType): { summary: string; value: Pro
 export function ApiProblems(...responses: (ProblemType | ProblemResponse)[]) {
   const declared: Responses = {};
   for (const response of responses) {
-    const { types, description, headers } = 'types' in response ? response : { types: [response], description: undefined, headers: undefined };
+    const { types, description, headers, detail } = 'types' in response ? response : { types: [response] as ProblemType[], description: undefined, headers: undefined, detail: undefined };
     const status = types[0]?.status;
     if (status === undefined || types.some((t) => t.status !== status)) {
       throw new Error(`@ApiProblems: a response lists problem types of one status (${types.map((t) => `${t.slug} ${t.status}`).join(', ')})`);
@@ -85,7 +87,7 @@ export function ApiProblems(...responses: (ProblemType | ProblemResponse)[]) {
       content: {
         [PROBLEM_MEDIA_TYPE]: {
           schema: { $ref: getSchemaPath(ProblemDto) },
-          examples: Object.fromEntries(types.map((t) => [t.slug, problemExample(t)])),
+          examples: Object.fromEntries(types.map((t) => [t.slug, problemExample(t, types.length === 1 ? detail : undefined)])),
         },
       },
     });
