@@ -50,7 +50,7 @@ function problem(reply, request, status, slug, title, detail, headers = {}) {
     .code(status)
     .headers(headers)
     .type('application/problem+json; charset=utf-8')
-    .send({ type: `https://errors.example/${slug}`, title, status, detail, instance: request.url.split('?')[0] });
+    .send({ type: `/problems/${slug}`, title, status, detail, instance: request.url.split('?')[0] });
 }
 
 const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });

@@ -2,14 +2,14 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { clientErrorHandler, clientErrorHandlerWith } from './common/http/client-error';
+import { clientErrorHandler } from './common/http/client-error';
 import { registerCompression } from './common/http/compression';
 import { registerCors } from './common/http/cors';
 import { environmentHeadersOf, registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { registerHttpMetrics } from './common/metrics/metrics.module';
 import { traceRequestIds } from './common/tracing/tracing';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
-import { routerErrorHandler, routerErrorHandlerWith } from './common/problem/problem.filter';
+import { routerErrorHandler } from './common/problem/problem.filter';
 import { httpServerLimits } from './common/http/server-limits';
 import { trustProxyOption } from './common/http/trust-proxy';
 import { setupOpenApi } from './common/swagger/openapi';
@@ -36,8 +36,8 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     // Long path parameters reach validation (a clear 400) instead of the router's 414.
     routerOptions: { maxParamLength: 1000 },
     // Answers made before the request hooks run: a sandbox marks them too.
-    frameworkErrors: environmentHeaders ? routerErrorHandlerWith(environmentHeaders) : routerErrorHandler,
-    clientErrorHandler: environmentHeaders ? clientErrorHandlerWith(environmentHeaders) : clientErrorHandler,
+    frameworkErrors: routerErrorHandler({ baseUrl: config.ownBaseUrl, extraHeaders: environmentHeaders }),
+    clientErrorHandler: clientErrorHandler({ baseUrl: config.ownBaseUrl, extraHeaders: environmentHeaders }),
     // Requests that arrive on open connections while shutting down are still served (and
     // their connection closed); the database closes only after the last one.
     return503OnClosing: false,

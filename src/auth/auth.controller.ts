@@ -2,7 +2,8 @@ import { Body, Controller, Get, Header, Ip, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../common/auth/auth-policy';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { UNAUTHENTICATED } from '../common/problem/problem-types';
+import { ApiProblems, jsonBodyProblems } from '../common/swagger/api-problems.decorator';
 import { UserDto } from '../users/dto/user.dto';
 import { allowanceHeaders } from './auth.errors';
 import { AuthService } from './auth.service';
@@ -31,12 +32,11 @@ export class AuthController {
       'Failed attempts are limited per client address and email (10 a minute by default); X-RateLimit-* count them.',
   })
   @ApiCreatedResponse({ type: TokenDto, description: 'A token.', headers: RATE_LIMIT_HEADERS })
-  @ApiProblems(
-    { status: 400, description: 'Invalid input: a missing or malformed email or password, or an unknown field.' },
-    { status: 401, description: 'The email or password is wrong (one answer for both).', detail: 'The email or password is wrong.' },
-    413,
-    415,
-  )
+  @ApiProblems(...jsonBodyProblems('Invalid input: a missing or malformed email or password, or an unknown field.'), {
+    types: [UNAUTHENTICATED],
+    description: 'The email or password is wrong (one answer for both).',
+    detail: 'The email or password is wrong.',
+  })
   @ApiLoginRateLimited()
   async getToken(@Body() body: CredentialsDto, @Ip() ip: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenDto> {
     const { user, allowance } = await this.auth.signIn(body.email, body.password, ip);

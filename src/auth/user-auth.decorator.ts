@@ -2,6 +2,7 @@ import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } fr
 import { ApiSecurity } from '@nestjs/swagger';
 import { declareAuthPolicy } from '../common/auth/auth-policy';
 import { BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../common/auth/security-schemes';
+import { UNAUTHENTICATED } from '../common/problem/problem-types';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import type { AuthenticatedUser } from './authenticated-user';
 import { ApiLoginRateLimited } from '../common/rate-limit/api-rate-limit.decorator';
@@ -16,7 +17,8 @@ export const UserAuth = () =>
     ApiSecurity(BASIC_SECURITY_SCHEME),
     ApiSecurity(BEARER_SECURITY_SCHEME),
     ApiProblems({
-      status: 401,
+      types: [UNAUTHENTICATED],
+      detail: 'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.',
       description: 'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
     }),
     ApiLoginRateLimited('Too many failed Basic sign-ins from this client for this email; see Retry-After.'),

@@ -4,7 +4,8 @@ import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import type { FastifyReply } from 'fastify';
 import { absoluteUrl, locationHeader } from '../common/http/location';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { NOT_FOUND, UNAVAILABLE } from '../common/problem/problem-types';
+import { ApiProblems, jsonBodyProblems } from '../common/swagger/api-problems.decorator';
 import { AppConfig } from '../config/app-config';
 import { PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
 import { CelestialBodiesService } from './celestial-bodies.service';
@@ -53,11 +54,9 @@ export class CelestialBodiesController {
     headers: locationHeader('The URI of the new planet, or for a satellite of the planet it orbits.', '/planets/1'),
   })
   @ApiProblems(
-    { status: 400, description: 'Invalid input: a missing or unknown type, unknown fields, wrong types or values.' },
-    { status: 404, description: 'The planet named by orbit.planet.id does not exist.' },
-    413,
-    415,
-    503,
+    ...jsonBodyProblems('Invalid input: a missing or unknown type, unknown fields, wrong types or values.'),
+    { types: [NOT_FOUND], description: 'The planet named by orbit.planet.id does not exist.', detail: 'orbit.planet.id: no planet with id 42 exists.' },
+    UNAVAILABLE,
   )
   async createCelestialBody(
     @CurrentUser() user: AuthenticatedUser,

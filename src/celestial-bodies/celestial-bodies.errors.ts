@@ -1,5 +1,15 @@
 import { TooManyRequestsError } from '../common/rate-limit/too-many-requests.error';
 import { DomainError, ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationFailedError } from '../common/problem/problem';
+import { defineProblemType, PRECONDITION_FAILED } from '../common/problem/problem-types';
+
+export const IMAGE_TOO_LARGE = defineProblemType({
+  slug: 'image-too-large',
+  status: 413,
+  title: 'Image too large',
+  meaning: 'The uploaded image is larger than a planet\'s image may be (5 MiB). Nothing was stored; the previous image, if any, stays.',
+  action: 'Scale or compress the image below the limit in the detail, then upload it again.',
+  exampleDetail: 'An image may be at most 5242880 bytes (5 MiB).',
+});
 
 export class PlanetNotFoundError extends NotFoundError {
   constructor(planetId: number) {
@@ -16,11 +26,8 @@ export class OrbitedPlanetNotFoundError extends NotFoundError {
 
 /** If-Match names none of the planet's current ETags: someone changed it since the client read it. */
 export class PlanetChangedError extends DomainError {
-  readonly status = 412;
-  readonly slug = 'precondition-failed';
-  readonly title = 'Precondition failed';
   constructor(planetId: number) {
-    super(`Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`);
+    super(PRECONDITION_FAILED, `Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`);
   }
 }
 
@@ -73,11 +80,8 @@ export class MalformedUploadError extends ValidationFailedError {
 }
 
 export class ImageTooLargeError extends DomainError {
-  readonly status = 413;
-  readonly slug = 'image-too-large';
-  readonly title = 'Image too large';
   constructor(maxBytes: number) {
-    super(`An image may be at most ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB).`);
+    super(IMAGE_TOO_LARGE, `An image may be at most ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB).`);
   }
 }
 

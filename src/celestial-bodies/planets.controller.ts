@@ -19,7 +19,17 @@ import { etagOfHash, ifNoneMatchHit } from '../common/http/etag';
 import { absoluteUrl, locationHeader } from '../common/http/location';
 import { AcceptsMultipart } from '../common/http/multipart';
 import { ApiTooManyRequests } from '../common/rate-limit/api-rate-limit.decorator';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import {
+  FORBIDDEN,
+  NOT_FOUND,
+  PRECONDITION_FAILED,
+  REQUEST_TIMEOUT,
+  UNAVAILABLE,
+  UNSUPPORTED_MEDIA_TYPE,
+  VALIDATION,
+} from '../common/problem/problem-types';
+import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger/api-problems.decorator';
+import { IMAGE_TOO_LARGE } from './celestial-bodies.errors';
 import { AppConfig } from '../config/app-config';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
@@ -53,11 +63,10 @@ const IF_MATCH = {
   schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
 } as const;
 
-const PRECONDITION_FAILED = {
-  status: 412,
-  slug: 'precondition-failed',
+const PRECONDITION_FAILED_RESPONSE = {
+  types: [PRECONDITION_FAILED],
   description: 'Precondition failed: the planet has changed since the version named in If-Match (another client changed it). GET it again.',
-} as const;
+};
 
 @ApiTags('Planets')
 @Controller('planets')
@@ -71,7 +80,7 @@ export class PlanetsController {
   @Public()
   @ApiOperation({ operationId: 'getAllData', summary: 'Get all planets', description: 'A page of planets, by id, each with its satellites.' })
   @ApiOkResponse({ type: PlanetPageDto, headers: PAGINATION_HEADERS, description: 'A page of planets' })
-  @ApiProblems({ status: 400, description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' }, 503)
+  @ApiProblems({ types: [VALIDATION], description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' }, UNAVAILABLE)
   async getAllData(@Query() query: ListPlanetsQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<PlanetPageDto> {
     const { limit, offset } = query;
     const { items, total } = await this.celestialBodies.listPlanets(limit, offset);
@@ -91,7 +100,7 @@ export class PlanetsController {
   @ApiOperation({ operationId: 'createPlanet', summary: 'Create a planet', description: 'You become its creator: only you can change or delete it.' })
   @ApiBody({ type: PlanetInputDto })
   @ApiCreatedResponse({ type: PlanetDto, description: 'Created', headers: locationHeader('The URI of the new planet.', '/planets/1') })
-  @ApiProblems(400, 413, 415, 503)
+  @ApiProblems(...jsonBodyProblems('Invalid input: unknown fields, wrong types or values.'), UNAVAILABLE)
   async createPlanet(
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: PlanetInputDto,
@@ -118,7 +127,7 @@ export class PlanetsController {
   })
   @ApiOkResponse({ type: PlanetDto, description: 'Planet found', headers: PLANET_ETAG })
   @ApiResponse({ status: 304, description: 'Not modified: the planet still has the ETag sent in If-None-Match.', headers: PLANET_ETAG })
-  @ApiProblems({ status: 400, description: 'planetId is not a positive integer.' }, { status: 404, description: 'No planet with this id.' }, 503)
+  @ApiProblems({ types: [VALIDATION], description: 'planetId is not a positive integer.' }, { types: [NOT_FOUND], description: 'No planet with this id.' }, UNAVAILABLE)
   async getPlanet(@PlanetId() planetId: number, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     const planet = PlanetDto.from(await this.celestialBodies.getPlanet(planetId));
     const etag = planetEtag(planet);
@@ -142,13 +151,11 @@ export class PlanetsController {
   @ApiBody({ type: PlanetInputDto })
   @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully', headers: PLANET_ETAG })
   @ApiProblems(
-    400,
-    { status: 403, description: 'The planet was created by another user.' },
-    { status: 404, description: 'No planet with this id.' },
-    PRECONDITION_FAILED,
-    413,
-    415,
-    503,
+    ...jsonBodyProblems('Invalid input: planetId is not a positive integer, or the body has unknown fields, wrong types or values.'),
+    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    PRECONDITION_FAILED_RESPONSE,
+    UNAVAILABLE,
   )
   async updatePlanet(
     @PlanetId() planetId: number,
@@ -170,13 +177,11 @@ export class PlanetsController {
   @ApiHeader(IF_MATCH)
   @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
   @ApiProblems(
-    { status: 400, description: 'planetId is not a positive integer.' },
-    { status: 403, description: 'The planet was created by another user.' },
-    { status: 404, description: 'No planet with this id.' },
-    PRECONDITION_FAILED,
-    { status: 413, description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
-    { status: 415, description: 'A body was sent that is not JSON (this request takes no body).' },
-    503,
+    ...unexpectedBodyProblems('planetId is not a positive integer.'),
+    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    PRECONDITION_FAILED_RESPONSE,
+    UNAVAILABLE,
   )
   async deletePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
     await this.celestialBodies.deletePlanet(planetId, user.id, ifMatch);
@@ -210,22 +215,21 @@ export class PlanetsController {
   @ApiOkResponse({ type: ImageUploadedDto, description: 'Image uploaded' })
   @ApiProblems(
     {
-      status: 400,
+      types: [VALIDATION],
       description:
         'No file in the field "image", a file that is not an accepted image, any other part (a text field, a second file ' +
         'or a file under another name, named in errors), a multipart body that is malformed or ends early, or a bad planetId.',
     },
-    { status: 403, description: 'The planet was created by another user.' },
-    { status: 404, description: 'No planet with this id.' },
+    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    { types: [NOT_FOUND], description: 'No planet with this id.' },
     {
-      status: 408,
-      slug: 'http-408',
+      types: [REQUEST_TIMEOUT],
       description: 'The body stopped arriving for longer than the server allows (UPLOAD_IDLE_TIMEOUT_MS); the connection is closed.',
     },
-    { status: 413, slug: 'image-too-large', description: 'The image is larger than 5 MiB.' },
-    { status: 415, description: 'The body is not multipart/form-data.' },
+    { types: [IMAGE_TOO_LARGE], description: 'The image is larger than 5 MiB.' },
+    { types: [UNSUPPORTED_MEDIA_TYPE], description: 'The body is not multipart/form-data.' },
     {
-      status: 503,
+      types: [UNAVAILABLE],
       description:
         'Temporarily unavailable: the server is storing as many uploads as it may at once, or the database is; retry after the time given in Retry-After.',
     },
@@ -261,7 +265,7 @@ export class PlanetsController {
     content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   })
   @ApiResponse({ status: 304, description: 'Not modified: the image still has the ETag sent in If-None-Match.' })
-  @ApiProblems({ status: 400, description: 'planetId is not a positive integer.' }, { status: 404, description: 'No such planet, or it has no image.' }, 503)
+  @ApiProblems({ types: [VALIDATION], description: 'planetId is not a positive integer.' }, { types: [NOT_FOUND], description: 'No such planet, or it has no image.' }, UNAVAILABLE)
   async getPlanetImage(
     @PlanetId() planetId: number,
     @Headers('if-none-match') ifNoneMatch: string | undefined,

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth/auth-policy';
 import { ServiceUnavailableError } from '../common/problem/problem';
+import { UNAVAILABLE } from '../common/problem/problem-types';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { HealthService } from './health.service';
 
@@ -50,7 +51,7 @@ export class HealthController {
     description: `503 as soon as a shutdown begins, so a load balancer stops sending requests. Each check gives up after 2 s.`,
   })
   @ApiOkResponse({ type: ReadinessDto })
-  @ApiProblems({ status: 503, description: NOT_READY })
+  @ApiProblems({ types: [UNAVAILABLE], description: NOT_READY })
   ready(): Promise<ReadinessDto> {
     return this.readiness();
   }
@@ -58,7 +59,7 @@ export class HealthController {
   @Get()
   @ApiOperation({ operationId: 'getHealth', summary: 'Readiness (the same as /health/ready)' })
   @ApiOkResponse({ type: ReadinessDto })
-  @ApiProblems({ status: 503, description: NOT_READY })
+  @ApiProblems({ types: [UNAVAILABLE], description: NOT_READY })
   check(): Promise<ReadinessDto> {
     return this.readiness();
   }

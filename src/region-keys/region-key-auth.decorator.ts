@@ -14,10 +14,11 @@ import { authenticateWith } from '../common/auth/authenticate-with';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import { ForbiddenError } from '../common/problem/problem';
 import { declareAuthPolicy } from '../common/auth/auth-policy';
+import { UNAUTHENTICATED, UNAVAILABLE } from '../common/problem/problem-types';
 import { ApiProblems } from '../common/swagger/api-problems.decorator';
 import { ApiKeyStrategy } from './api-key.strategy';
 import type { Permission } from './permissions';
-import { InvalidApiKeyError, missingPermission } from './region-keys.errors';
+import { ADDRESS_NOT_ALLOWED, INSUFFICIENT_PERMISSION, InvalidApiKeyError, missingPermission } from './region-keys.errors';
 import type { ChangeOrigin, RegionPrincipal } from './region-keys.service';
 import { API_KEY_SECURITY_SCHEME } from '../common/auth/security-schemes';
 
@@ -63,11 +64,10 @@ export const RequiresPermission = (permission: Permission) =>
     SetMetadata(REQUIRED_PERMISSION, permission),
     ApiExtension('x-required-permission', permission),
     ApiProblems({
-      status: 403,
-      slug: 'insufficient-permission',
+      types: [INSUFFICIENT_PERMISSION, ADDRESS_NOT_ALLOWED],
       description:
         `The key does not hold the ${permission} permission (\`insufficient-permission\`), or is used from an address ` +
-        'outside its allowedCidrs (`https://errors.example/address-not-allowed`).',
+        'outside its allowedCidrs (`address-not-allowed`).',
     }),
   );
 
@@ -81,8 +81,8 @@ export const RegionKeyAuth = () =>
     UseGuards(ApiKeyAuthGuard),
     ApiSecurity(API_KEY_SECURITY_SCHEME),
     ApiProblems(
-      { status: 401, description: 'Missing, malformed, unknown or revoked API key.' },
-      { status: 503, description: 'The database is busy or unavailable; retry after the time given in Retry-After.' },
+      { types: [UNAUTHENTICATED], description: 'Missing, malformed, unknown or revoked API key.' },
+      { types: [UNAVAILABLE], description: 'The database is busy or unavailable; retry after the time given in Retry-After.' },
     ),
   );
 

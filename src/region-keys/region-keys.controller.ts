@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Post, Query, Res } fro
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { absoluteUrl, locationHeader } from '../common/http/location';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { NOT_FOUND, VALIDATION } from '../common/problem/problem-types';
+import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger/api-problems.decorator';
 import { UuidParam } from '../common/validation/uuid-param';
 import { AppConfig } from '../config/app-config';
 import { CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
@@ -13,12 +14,14 @@ import { DEFAULT_REVOKE_OLD_AFTER_SECONDS, RollApiKeyDto } from './dto/roll-api-
 import { KeyUsageDto, KeyUsageQueryDto } from './key-usage/key-usage.dto';
 import { KeyUsageService } from './key-usage/key-usage.service';
 import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from './region-key-auth.decorator';
+import { API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY } from './region-keys.errors';
 import { type ChangeOrigin, RegionKeysService, type RegionPrincipal } from './region-keys.service';
 
 /** A key's URI: DELETE revokes it, and /usage below it reads its usage. */
 const apiKeyPath = (id: string): string => `/auth/region/api-keys/${id}`;
 const KEY_LOCATION = locationHeader('The URI of the new key (DELETE it to revoke it).', '/auth/region/api-keys/3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f');
 
+const KEY_NOT_FOUND = 'No active API key with this id exists in your region.';
 const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: 'The key\'s id (from GET /auth/regions/me).' } as const;
 
 @ApiTags('Region API keys')
@@ -58,9 +61,8 @@ export class RegionKeysController {
   })
   @ApiBody({ type: CreateApiKeyDto, required: false })
   @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The new key, with its secret (shown once).', headers: KEY_LOCATION })
-  @ApiProblems({ status: 400, description: 'Invalid or unknown fields: an empty or unknown permission, an invalid CIDR.' }, 413, 415, {
-    status: 409,
-    slug: 'api-key-limit',
+  @ApiProblems(...jsonBodyProblems('Invalid or unknown fields: an empty or unknown permission, an invalid CIDR.'), {
+    types: [API_KEY_LIMIT],
     description: 'The region already holds the maximum number of active keys.',
   })
   async createKey(
@@ -87,13 +89,10 @@ export class RegionKeysController {
   @ApiParam(KEY_ID_PARAM)
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiProblems(
-    { status: 400, description: 'The id is not a UUID.' },
-    { status: 413, description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
-    { status: 415, description: 'A body was sent that is not JSON (this request takes no body).' },
-    { status: 404, description: 'No active key with this id in your region.' },
+    ...unexpectedBodyProblems('The id is not a UUID.'),
+    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
     {
-      status: 409,
-      slug: 'last-api-key',
+      types: [LAST_API_KEY],
       description:
         'This is the region\'s only key that holds keys:write and is not scheduled for revocation (the others, if any, ' +
         'are about to stop or cannot manage keys).',
@@ -116,23 +115,20 @@ export class RegionKeysController {
       'key\'s description and `allowedCidrs` unless others are given (null: any address); its `permissions` are those ' +
       'asked for, by default those of the key making the request (never more). The region\'s key limit counts the new ' +
       'key. Rolling the region\'s last permanent key holding `keys:write` into a key without it is refused ' +
-      '(`https://errors.example/last-api-key`).',
+      '(`last-api-key`).',
   })
   @ApiParam({ ...KEY_ID_PARAM, description: 'The id of the key to replace (from GET /auth/regions/me).' })
   @ApiBody({ type: RollApiKeyDto, required: false })
   @ApiCreatedResponse({ type: RolledApiKeyDto, description: 'The new key, with its secret (shown once), and when the old key stops.', headers: KEY_LOCATION })
   @ApiProblems(
-    { status: 400, description: 'The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).' },
-    413,
-    415,
-    { status: 404, description: 'No active key with this id in your region.' },
+    ...jsonBodyProblems('The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).'),
+    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
     {
-      status: 409,
-      slug: 'api-key-already-rolled',
+      types: [API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY],
       description:
-        'The key was already rolled (it is scheduled to stop; roll its replacement instead), or the region already ' +
-        'holds the maximum number of active keys (`https://errors.example/api-key-limit`), or the new key would leave the ' +
-        'region without a permanent key holding keys:write (`https://errors.example/last-api-key`).',
+        'The key was already rolled (`api-key-already-rolled`: it is scheduled to stop; roll its replacement instead), or the ' +
+        'region already holds the maximum number of active keys (`api-key-limit`), or the new key would leave the region ' +
+        'without a permanent key holding keys:write (`last-api-key`).',
     },
   )
   async rollKey(
@@ -175,8 +171,8 @@ export class RegionKeysController {
   @ApiParam(KEY_ID_PARAM)
   @ApiOkResponse({ type: KeyUsageDto })
   @ApiProblems(
-    { status: 400, description: 'The id is not a UUID, or `days` is not a whole number from 1 to 90.' },
-    { status: 404, description: 'No key with this id in your region (revoked keys included).' },
+    { types: [VALIDATION], description: 'The id is not a UUID, or `days` is not a whole number from 1 to 90.' },
+    { types: [NOT_FOUND], description: 'No key with this id in your region (revoked keys included).', detail: 'No API key with this id exists in your region.' },
   )
   async getKeyUsage(@CurrentRegion() caller: RegionPrincipal, @UuidParam('id') id: string, @Query() query: KeyUsageQueryDto): Promise<KeyUsageDto> {
     return KeyUsageDto.from(await this.keyUsage.dailyUsage(caller.regionId, id, query.days));
@@ -193,7 +189,7 @@ export class RegionKeysController {
       'are added). Failed requests are not recorded.',
   })
   @ApiOkResponse({ type: RegionEventPageDto })
-  @ApiProblems({ status: 400, description: 'A bad limit, or a cursor that is not a `meta.next` of this listing.' })
+  @ApiProblems({ types: [VALIDATION], description: 'A bad limit, or a cursor that is not a `meta.next` of this listing.' })
   async listEvents(@CurrentRegion() caller: RegionPrincipal, @Query() query: ListRegionEventsQueryDto): Promise<RegionEventPageDto> {
     const page = await this.regionKeys.listEvents(caller.regionId, query.limit, query.cursor);
     return RegionEventPageDto.from(page, query.limit);

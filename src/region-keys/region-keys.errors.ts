@@ -1,5 +1,6 @@
 import type { ApiEnvironment } from './api-key-codec';
 import { ConflictError, DomainError, NotFoundError, UnauthenticatedError } from '../common/problem/problem';
+import { defineProblemType } from '../common/problem/problem-types';
 import type { Permission } from './permissions';
 
 export const API_KEY_CHALLENGE = 'ApiKey header="X-API-Key"';
@@ -24,11 +25,59 @@ export class WrongEnvironmentApiKeyError extends InvalidApiKeyError {
   }
 }
 
+export const LAST_API_KEY = defineProblemType({
+  slug: 'last-api-key',
+  status: 409,
+  title: 'Cannot remove the last managing API key',
+  meaning:
+    'The change would leave the region without an active key that holds keys:write and is not scheduled for revocation: ' +
+    'deleting that key, or rolling it into a key without keys:write. Without one, nobody could manage the region\'s keys over the API.',
+  action: 'Create another key with keys:write (or roll this one into one that holds it) first, then retry.',
+  exampleDetail:
+    'A region must keep at least one active API key that holds keys:write and is not scheduled for revocation. ' +
+    'Create another such key (or roll this one into one) first.',
+});
+
+export const API_KEY_LIMIT = defineProblemType({
+  slug: 'api-key-limit',
+  status: 409,
+  title: 'Too many API keys',
+  meaning: 'The region already holds the maximum number of active keys (keys being rolled count until they stop).',
+  action: 'Delete keys that are no longer used (their usage shows which), then retry.',
+  exampleDetail: 'A region can hold at most 100 active API keys. Delete keys that are no longer used first.',
+});
+
+export const API_KEY_ALREADY_ROLLED = defineProblemType({
+  slug: 'api-key-already-rolled',
+  status: 409,
+  title: 'API key already rolled',
+  meaning: 'The key was rolled before: it has a replacement and is scheduled to stop. A key is rolled once.',
+  action: 'Roll the key that replaced it instead (its id is in the region\'s events), or delete this one to stop it now.',
+  exampleDetail: 'This key was already rolled; it stops working at 2026-11-22T11:15:00.000Z. Roll the key that replaced it instead.',
+});
+
+export const INSUFFICIENT_PERMISSION = defineProblemType({
+  slug: 'insufficient-permission',
+  status: 403,
+  title: 'Insufficient permission',
+  meaning: 'The API key is valid but does not hold the permission this request needs (region:read or keys:write), or it asked to grant a permission it does not hold itself.',
+  action: 'Use a key that holds the permission named in the detail, or ask only for permissions the key holds.',
+  exampleDetail: 'This API key does not hold the keys:write permission, which this request needs.',
+});
+
+export const ADDRESS_NOT_ALLOWED = defineProblemType({
+  slug: 'address-not-allowed',
+  status: 403,
+  title: 'Address not allowed',
+  meaning: 'The API key is valid but limited to networks (its allowedCidrs) that do not include the address the request came from.',
+  action: 'Send the request from an allowed network, or use a key whose allowlist includes this one. Behind a proxy, check that the server sees the real client address.',
+  exampleDetail: 'This API key may not be used from your address.',
+});
+
 export class LastApiKeyError extends ConflictError {
   constructor() {
     super(
-      'last-api-key',
-      'Cannot remove the last managing API key',
+      LAST_API_KEY,
       'A region must keep at least one active API key that holds keys:write and is not scheduled for revocation. ' +
         'Create another such key (or roll this one into one) first.',
     );
@@ -38,8 +87,7 @@ export class LastApiKeyError extends ConflictError {
 export class ApiKeyLimitError extends ConflictError {
   constructor(limit: number) {
     super(
-      'api-key-limit',
-      'Too many API keys',
+      API_KEY_LIMIT,
       `A region can hold at most ${limit} active API keys. Delete keys that are no longer used first.`,
     );
   }
@@ -60,8 +108,7 @@ export class RegionNotFoundError extends NotFoundError {
 export class ApiKeyAlreadyRolledError extends ConflictError {
   constructor(revokesAt: Date) {
     super(
-      'api-key-already-rolled',
-      'API key already rolled',
+      API_KEY_ALREADY_ROLLED,
       `This key was already rolled; it stops working at ${revokesAt.toISOString()}. Roll the key that replaced it instead.`,
     );
   }
@@ -69,9 +116,9 @@ export class ApiKeyAlreadyRolledError extends ConflictError {
 
 /** The key authenticated, but lacks the permission the route needs, or asked to grant one it lacks. */
 export class InsufficientPermissionError extends DomainError {
-  readonly status = 403;
-  readonly slug = 'insufficient-permission';
-  readonly title = 'Insufficient permission';
+  constructor(detail: string) {
+    super(INSUFFICIENT_PERMISSION, detail);
+  }
 }
 
 export const missingPermission = (permission: Permission) =>
@@ -87,10 +134,7 @@ export const ungrantablePermissions = (permissions: Permission[]) =>
  * authentication, and saying no more than that: the allowlist is not shown.
  */
 export class AddressNotAllowedError extends DomainError {
-  readonly status = 403;
-  readonly slug = 'address-not-allowed';
-  readonly title = 'Address not allowed';
   constructor() {
-    super('This API key may not be used from your address.');
+    super(ADDRESS_NOT_ALLOWED, 'This API key may not be used from your address.');
   }
 }

@@ -5,10 +5,11 @@ import { absoluteUrl, locationHeader } from '../common/http/location';
 import { ApiSignupRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit/api-rate-limit.decorator';
 import { ClientThrottlerGuard } from '../common/rate-limit/client-throttler.guard';
 import { Public } from '../common/auth/auth-policy';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import { ApiProblems, jsonBodyProblems } from '../common/swagger/api-problems.decorator';
 import { AppConfig } from '../config/app-config';
 import { SignUpDto } from './dto/sign-up.dto';
 import { UserDto } from './dto/user.dto';
+import { EMAIL_TAKEN } from './users.errors';
 import { UsersService } from './users.service';
 
 @ApiTags('Authentication')
@@ -35,15 +36,11 @@ export class UsersController {
     headers: { ...locationHeader('The URI of the account: GET /me, with its credentials.', '/me'), ...RATE_LIMIT_HEADERS },
   })
   @ApiProblems(
-    {
-      status: 400,
-      description:
-        'Invalid input: a bad email (invisible, control or bidirectional characters, or mixed Latin/Cyrillic/Greek letters included), ' +
+    ...jsonBodyProblems(
+      'Invalid input: a bad email (invisible, control or bidirectional characters, or mixed Latin/Cyrillic/Greek letters included), ' +
         'a password outside 8..72 bytes, a missing or unknown field.',
-    },
-    { status: 409, slug: 'email-taken', description: 'An account with this email, in any spelling of the same canonical form, already exists.' },
-    413,
-    415,
+    ),
+    { types: [EMAIL_TAKEN], description: 'An account with this email, in any spelling of the same canonical form, already exists.' },
   )
   @ApiSignupRateLimited()
   async signUp(@Body() body: SignUpDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<UserDto> {

@@ -1,7 +1,19 @@
 import { ConflictError } from '../common/problem/problem';
+import { defineProblemType } from '../common/problem/problem-types';
+
+export const EMAIL_TAKEN = defineProblemType({
+  slug: 'email-taken',
+  status: 409,
+  title: 'Email already registered',
+  meaning:
+    'An account with this email already exists. Emails are compared in their canonical form, so other spellings of the ' +
+    'same address (case, Unicode normalisation, the domain in IDNA form) are the same account.',
+  action: 'Sign in with this email (POST /auth/token), or sign up with another email.',
+  exampleDetail: 'An account with this email already exists. Sign in, or use another email.',
+});
 
 export class EmailTakenError extends ConflictError {
   constructor() {
-    super('email-taken', 'Email already registered', 'An account with this email already exists. Sign in, or use another email.');
+    super(EMAIL_TAKEN, 'An account with this email already exists. Sign in, or use another email.');
   }
 }

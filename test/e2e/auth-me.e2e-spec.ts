@@ -27,7 +27,7 @@ function expectUserUnauthenticated(res: { statusCode: number; headers: Record<st
   expect(res.statusCode).toBe(401);
   expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   expect(res.headers['www-authenticate']).toBe(CHALLENGE);
-  expect(res.json()).toMatchObject({ type: 'https://errors.example/unauthenticated', status: 401, instance: '/me' });
+  expect(res.json()).toMatchObject({ type: '/problems/unauthenticated', status: 401, instance: '/me' });
   return res.json();
 }
 

@@ -27,7 +27,7 @@ function expectRateLimitFields(res: Res, policy: string, limit: number, windowSe
 function expectTooManyRequests(res: Res, limit: number, windowSeconds: number, policy = 'login-failures') {
   expect(res.statusCode).toBe(429);
   expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-  expect(res.json()).toMatchObject({ type: 'https://errors.example/too-many-requests', status: 429, detail: expect.stringMatching(/Retry in \d+ seconds/) });
+  expect(res.json()).toMatchObject({ type: '/problems/too-many-requests', status: 429, detail: expect.stringMatching(/Retry in \d+ seconds/) });
   const retryAfter = Number(res.headers['retry-after']);
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);

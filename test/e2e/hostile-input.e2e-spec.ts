@@ -302,7 +302,7 @@ async function send(request: InjectOptions): Promise<Response> {
     expect({ where, type: res.headers['content-type'] }).toEqual({ where, type: 'application/problem+json; charset=utf-8' });
     const problem = res.json();
     expect(problem).toEqual(
-      expect.objectContaining({ type: expect.stringMatching(/^https:\/\//), title: expect.any(String), status: res.statusCode, detail: expect.any(String) }),
+      expect.objectContaining({ type: expect.stringMatching(/^\/problems\/[a-z-]+$/), title: expect.any(String), status: res.statusCode, detail: expect.any(String) }),
     );
     for (const error of problem.errors ?? []) expect(error).toEqual({ field: expect.any(String), message: expect.any(String) });
   }
@@ -456,12 +456,22 @@ describe('found by the properties', () => {
   it.each([
     ['a multipart form', 'POST', '/nowhere', multipart([{ name: 'image', content: 'x' }])],
     ['a body that is not JSON', 'DELETE', '/PLANETS', { headers: { 'content-type': 'application/octet-stream' }, payload: 'x' }],
-    ['malformed JSON', 'PATCH', '/planets/1', { headers: { 'content-type': 'application/json' }, payload: '{' }],
-    ['a body over the limit', 'PUT', '/planets', { headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(70_000) }) }],
+    ['malformed JSON', 'PATCH', '/planets/1/moons', { headers: { 'content-type': 'application/json' }, payload: '{' }],
+    ['a body over the limit', 'PUT', '/planet', { headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(70_000) }) }],
   ] as const)('answers an unknown route with %s as a 404', async (_, method, url, body) => {
     const res = await send({ method, url, ...body });
     expect(res.statusCode).toBe(404);
     expect(res.json().detail).toBe(`Cannot ${method} ${url}`);
+  });
+
+  it.each([
+    ['a multipart form', 'POST', '/planets/1', multipart([{ name: 'image', content: 'x' }]), 'GET, HEAD, PUT, DELETE'],
+    ['malformed JSON', 'PATCH', '/planets/1', { headers: { 'content-type': 'application/json' }, payload: '{' }, 'GET, HEAD, PUT, DELETE'],
+    ['a body over the limit', 'PUT', '/planets', { headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(70_000) }) }, 'GET, HEAD, POST'],
+  ] as const)('answers a known path asked with another method and %s as a 405', async (_, method, url, body, allow) => {
+    const res = await send({ method, url, ...body });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe(allow);
   });
 
   it.each([

@@ -57,7 +57,7 @@ function expectRawProblem(answer: RawAnswer, status: number) {
   expect({ status: answer.status, text: answer.text }).toMatchObject({ status });
   expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(answer.headers['x-content-type-options']).toBe('nosniff');
-  expect(JSON.parse(answer.body)).toMatchObject({ status, type: expect.stringMatching(/^https:\/\//), detail: expect.any(String) });
+  expect(JSON.parse(answer.body)).toMatchObject({ status, type: expect.stringMatching(/^\/problems\/[a-z-]+$/), detail: expect.any(String) });
 }
 
 describe('a client that stops sending', () => {

@@ -99,7 +99,7 @@ describe('POST /planets/{planetId}/image', () => {
     expect((await upload(alice, planet.id, atLimit)).statusCode).toBe(200);
     const overLimit = Buffer.concat([atLimit, Buffer.from([0])]);
     const body = expectProblem(await upload(alice, planet.id, overLimit), 413);
-    expect(body.type).toBe('https://errors.example/image-too-large');
+    expect(body.type).toBe('/problems/image-too-large');
     expect((await getImage(planet.id)).rawPayload.length).toBe(MAX);
   });
 

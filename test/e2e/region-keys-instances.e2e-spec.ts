@@ -144,7 +144,7 @@ describeOnServer('two instances on one PostgreSQL', () => {
       const res = await impatient.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
       expect(res.statusCode).toBe(503);
       expect(res.headers['retry-after']).toBe('1');
-      expect(res.json()).toMatchObject({ status: 503, type: 'https://errors.example/unavailable' });
+      expect(res.json()).toMatchObject({ status: 503, type: '/problems/unavailable' });
     } finally {
       await blocker.query('ROLLBACK');
       await blocker.end();

@@ -31,6 +31,8 @@ const EXPECTED: Record<string, string> = {
   'DELETE /planets/:planetId': 'user',
   'POST /planets/:planetId/image': 'user',
   'POST /celestial-bodies': 'user',
+  'GET /problems': 'public',
+  'GET /problems/:slug': 'public',
 };
 
 function routeTable(t: TestApp): Record<string, string | undefined> {

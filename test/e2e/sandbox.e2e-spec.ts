@@ -49,13 +49,22 @@ describe('keys say their environment', () => {
     const res = await me(live, sandboxRegion.key);
     expect(res.statusCode).toBe(401);
     expect(res.headers['www-authenticate']).toBe('ApiKey header="X-API-Key"');
-    expect(res.json()).toMatchObject({ status: 401, type: 'https://errors.example/unauthenticated', detail: expect.stringMatching(/^This is a sandbox API key .*this is the live API/) });
+    // Type URIs are absolute against each environment's own base URL.
+    expect(res.json()).toMatchObject({
+      status: 401,
+      type: `${PUBLIC_BASE_URL}/problems/unauthenticated`,
+      detail: expect.stringMatching(/^This is a sandbox API key .*this is the live API/),
+    });
   });
 
   it('refuses a live key in the sandbox with a 401 that says it is a live key', async () => {
     const res = await me(sandbox, liveRegion.key);
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toMatchObject({ status: 401, detail: expect.stringMatching(/^This is a live API key .*this is the sandbox API/) });
+    expect(res.json()).toMatchObject({
+      status: 401,
+      type: `${SANDBOX_BASE_URL}/problems/unauthenticated`,
+      detail: expect.stringMatching(/^This is a live API key .*this is the sandbox API/),
+    });
   });
 
   it('says nothing of an environment for a key that is no key of either', async () => {

@@ -104,7 +104,9 @@ describe('requests that are not valid HTTP', () => {
     expect(head).toMatch(/content-type: application\/problem\+json/i);
     expect(head).toMatch(/x-request-id: [0-9a-f-]{36}/i);
     expect(head).toMatch(/x-content-type-options: nosniff/i);
-    expect(JSON.parse(body)).toMatchObject({ status, type: expect.stringMatching(/^https:\/\//), detail: expect.any(String) });
+    const problem = JSON.parse(body);
+    expect(problem).toMatchObject({ status, detail: expect.any(String) });
+    expect(problem.type).toBe(`/problems/${status === 431 ? 'headers-too-large' : 'bad-request'}`);
   });
 });
 
@@ -113,19 +115,60 @@ describe('unknown routes and methods', () => {
     const res = await t.request({ method: 'GET', url: '/does/not/exist' });
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-    expect(res.json()).toMatchObject({ status: 404, type: 'https://errors.example/not-found', instance: '/does/not/exist' });
+    expect(res.json()).toMatchObject({ status: 404, type: '/problems/not-found', instance: '/does/not/exist' });
   });
 
   it.each([
-    ['PUT', '/auth/regions/me'],
-    ['PATCH', '/auth/region/api-keys'],
-    ['GET', '/auth/region/api-keys'],
-    ['POST', '/health'],
-  ])('answers %s %s (a known path, wrong method) with a 404 problem, not a 500', async (method, url) => {
+    ['PUT', '/auth/regions/me', 'GET, HEAD'],
+    ['PATCH', '/auth/region/api-keys', 'POST'],
+    ['GET', '/auth/region/api-keys', 'POST'],
+    ['POST', '/health', 'GET, HEAD'],
+    ['PATCH', '/planets/1', 'GET, HEAD, PUT, DELETE'],
+    ['GET', '/auth/token', 'POST'],
+    ['POST', '/me', 'GET, HEAD'],
+    ['DELETE', '/planets', 'GET, HEAD, POST'],
+    ['GET', '/auth/region/api-keys/0b1f0e3c-8f3e-4f7e-9d55-3a3f1a2b4c5d/roll', 'POST'],
+  ])('answers %s %s (a known path, wrong method) with a 405 problem whose Allow lists the methods it has', async (method, url, allow) => {
     const res = await t.request({ method: method as 'GET', url, headers: { 'x-api-key': 'x' } });
-    expect(res.statusCode).toBe(404);
-    expect(res.json().status).toBe(404);
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.json()).toMatchObject({ status: 405, type: '/problems/method-not-allowed', title: 'Method not allowed', instance: url });
+    expect(res.json().detail).toBe(`${method} is not allowed on ${url}; allowed: ${allow}.`);
   });
+
+  it('answers 405 before reading what a wrong-method request sends: a body that is not JSON or too large', async () => {
+    const json = { 'content-type': 'application/json' };
+    for (const payload of ['{"name":', 'x'.repeat(70 * 1024)]) {
+      const res = await t.request({ method: 'PATCH', url: '/planets/1', headers: json, payload });
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD, PUT, DELETE');
+    }
+  });
+
+  it('answers HEAD where GET is, without a body, and lists HEAD in Allow only there', async () => {
+    const head = await t.request({ method: 'HEAD', url: '/planets' });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+    const noGet = await t.request({ method: 'HEAD', url: '/auth/token' });
+    expect(noGet.statusCode).toBe(405);
+    expect(noGet.headers.allow).toBe('POST');
+  });
+
+  it('answers OPTIONS, which only CORS preflights get an answer to, with a 405 on a known path', async () => {
+    const res = await t.request({ method: 'OPTIONS', url: '/planets' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+  });
+
+  it.each([['GET', '/planets/1/moons'], ['PATCH', '/nowhere'], ['POST', '/auth'], ['GET', '/Planets'], ['GET', '/planets/']])(
+    'still answers %s %s (no such path under any method) with a 404',
+    async (method, url) => {
+      const res = await t.request({ method: method as 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers.allow).toBeUndefined();
+      expect(res.json()).toMatchObject({ status: 404, type: '/problems/not-found' });
+    },
+  );
 });
 
 describe('GET /health', () => {

@@ -167,7 +167,7 @@ it('cuts an upload whose body stops arriving after UPLOAD_IDLE_TIMEOUT_MS with a
   expect(answer.headers.connection).toBe('close');
   expect(JSON.parse(answer.body)).toMatchObject({
     status: 408,
-    type: 'https://errors.example/http-408',
+    type: '/problems/request-timeout',
     detail: `No data of the request body arrived for ${IDLE_TIMEOUT_MS} ms; send it without pausing.`,
   });
   // Nothing of it is left held: the user's next upload is taken.

@@ -2,11 +2,21 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
+import { problemSlugOf } from './problems';
 
-interface Operation {
-  responses: Record<string, { description?: string; content?: Record<string, { schema?: object }> }>;
+interface ProblemExample {
+  type: string;
+  title: string;
+  status: number;
 }
-type Document = { paths: Record<string, Record<string, Operation>>; components?: object };
+interface MediaType {
+  schema?: object;
+  examples?: Record<string, { value?: ProblemExample }>;
+}
+interface Operation {
+  responses: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+}
+type Document = { paths: Record<string, Record<string, Operation>>; components?: object; 'x-problem-types'?: ProblemExample[] };
 
 export interface CheckedResponse {
   statusCode: number;
@@ -28,15 +38,23 @@ function bodyText(response: CheckedResponse): string {
 /** Routes that serve the documentation itself rather than the API it describes. */
 const UNDOCUMENTED = /^\/docs(\/|-json|-yaml|$)/;
 
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
 /**
  * Checks a response against the OpenAPI document: the operation exists (or the answer is
- * the 404 problem for an unknown route), the status is declared, the content type is one
- * the operation declares, and a JSON body matches the declared schema.
+ * the 404 problem for an unknown route, or the 405 with an Allow that lists the documented
+ * methods of a known path), the status is declared, the content type is one the operation
+ * declares, and a JSON body matches the declared schema. A problem document must be one of
+ * the examples the operation declares for its status (type, title and status), so that the
+ * document lists every problem the service sends; answers made before any operation is
+ * found (an unknown route, a malformed URL, a wrong method) must be registered types
+ * (`x-problem-types`). HEAD is checked as its GET, without a body.
  */
 export class OpenApiResponseValidator {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly routes: { method: string; pattern: RegExp; template: string; operation: Operation }[] = [];
+  private readonly registry: ProblemExample[];
 
   constructor(document: Document) {
     addFormats(this.ajv);
@@ -46,9 +64,10 @@ export class OpenApiResponseValidator {
     for (const [template, item] of Object.entries(document.paths)) {
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
       for (const [method, operation] of Object.entries(item)) {
-        if (['get', 'put', 'post', 'delete', 'patch'].includes(method)) this.routes.push({ method, pattern, template, operation });
+        if (METHODS.includes(method)) this.routes.push({ method, pattern, template, operation });
       }
     }
+    this.registry = document['x-problem-types'] ?? [];
   }
 
   /** Throws an Error describing every way the response departs from the document. */
@@ -56,14 +75,17 @@ export class OpenApiResponseValidator {
     const response = { ...sent, body: bodyText(sent) };
     const path = url.split('?')[0];
     if (UNDOCUMENTED.test(path)) return;
-    const route = this.routes.find((r) => r.method === method.toLowerCase() && r.pattern.test(path));
+    const head = method.toLowerCase() === 'head';
+    const route = this.routes.find((r) => r.method === (head ? 'get' : method.toLowerCase()) && r.pattern.test(path));
     const where = `${method.toUpperCase()} ${path} → ${response.statusCode}`;
-    if (!route) {
-      // No such operation: the right answer is the 404 problem, or the 400 problem for a URL
-      // that cannot be decoded (the router refuses it before it looks for a route).
-      const malformedUrl = response.statusCode === 400 && response.body.includes('"https://errors.example/bad-request"');
-      if (response.statusCode !== 404 && !malformedUrl) throw new Error(`${where}: no such operation in the OpenAPI document`);
+    // The router refuses a URL it cannot decode before it looks for a route.
+    const malformedUrl = response.statusCode === 400 && problemSlugOf(this.problemBody(response)?.type) === 'bad-request';
+    if (!route || malformedUrl) {
+      if (response.statusCode === 405) this.checkAllow(where, path, response);
+      else if (response.statusCode !== 404 && !malformedUrl) throw new Error(`${where}: no such operation in the OpenAPI document`);
+      if (head) return;
       this.checkBody(where, 'Problem', { schema: { $ref: '#/components/schemas/Problem' } }, response);
+      this.checkProblem(where, this.registry, response, 'registered problem types (x-problem-types)');
       return;
     }
     const declared = route.operation.responses[String(response.statusCode)] ?? route.operation.responses.default;
@@ -82,7 +104,48 @@ export class OpenApiResponseValidator {
     if (!mediaType) {
       throw new Error(`${where}: content type "${contentType}" not declared (declared: ${Object.keys(declared.content).join(', ')})`);
     }
+    if (head) {
+      if (response.body.length > 0) throw new Error(`${where}: a HEAD answer has a body`);
+      return;
+    }
     if (contentType.endsWith('json')) this.checkBody(where, `${route.template} ${method} ${response.statusCode} ${mediaType}`, declared.content[mediaType], response);
+    if (contentType === 'application/problem+json') {
+      const examples = Object.values(declared.content[mediaType].examples ?? {}).flatMap((e) => (e.value ? [e.value] : []));
+      this.checkProblem(where, examples, response, `the examples of ${method.toUpperCase()} ${route.template} ${response.statusCode}`);
+    }
+  }
+
+  /** The problem document's type, title and status are one of `declared`'s (types compared by slug). */
+  private checkProblem(where: string, declared: ProblemExample[], response: CheckedResponse, whose: string): void {
+    const body = this.problemBody(response);
+    if (!body) return;
+    const slug = problemSlugOf(body.type);
+    if (!slug) throw new Error(`${where}: problem type ${JSON.stringify(body.type)} is not a /problems/<slug> URI`);
+    const same = (e: ProblemExample) => problemSlugOf(e.type) === slug && e.title === body.title && e.status === body.status;
+    if (!declared.some(same)) {
+      const listed = declared.map((e) => `${problemSlugOf(e.type)} ${e.status} "${e.title}"`).join('; ') || 'none';
+      throw new Error(`${where}: problem ${slug} ${body.status} "${body.title}" is not among ${whose} (${listed})`);
+    }
+  }
+
+  /** A 405 lists in Allow exactly the methods the document has for the path (HEAD with GET). */
+  private checkAllow(where: string, path: string, response: CheckedResponse): void {
+    const documented = this.routes.filter((r) => r.pattern.test(path)).map((r) => r.method.toUpperCase());
+    if (documented.length === 0) throw new Error(`${where}: a 405 for a path the document does not have`);
+    if (documented.includes('GET')) documented.push('HEAD');
+    const allow = String(response.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+    if ([...allow].sort().join() !== [...documented].sort().join()) {
+      throw new Error(`${where}: Allow is "${allow.join(', ')}", but the document has ${documented.join(', ')} for this path`);
+    }
+  }
+
+  private problemBody(response: CheckedResponse): ProblemExample | undefined {
+    if (!String(response.headers['content-type'] ?? '').startsWith('application/problem+json')) return undefined;
+    try {
+      return JSON.parse(response.body) as ProblemExample;
+    } catch {
+      return undefined;
+    }
   }
 
   private checkBody(where: string, cacheKey: string, media: { schema?: object }, response: CheckedResponse): void {

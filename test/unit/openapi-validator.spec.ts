@@ -9,12 +9,23 @@ const document = {
       get: {
         responses: {
           '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
-          '404': { content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+          '404': {
+            content: {
+              'application/problem+json': {
+                schema: { $ref: '#/components/schemas/Problem' },
+                examples: { 'not-found': { value: { type: '/problems/not-found', title: 'Not found', status: 404 } } },
+              },
+            },
+          },
         },
       },
       delete: { responses: { '204': { description: 'gone' } } },
     },
   },
+  'x-problem-types': [
+    { type: '/problems/not-found', title: 'Not found', status: 404 },
+    { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
+  ],
   components: {
     schemas: {
       Thing: {
@@ -22,25 +33,46 @@ const document = {
         required: ['id', 'createdAt'],
         properties: { id: { type: 'integer' }, createdAt: { type: 'string', format: 'date-time' }, note: { type: ['string', 'null'] } },
       },
-      Problem: { type: 'object', required: ['type', 'status'], properties: { type: { type: 'string' }, status: { type: 'number' } } },
+      Problem: {
+        type: 'object',
+        required: ['type', 'title', 'status'],
+        properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'number' } },
+      },
     },
   },
 };
 
-const json = (statusCode: number, body: unknown, type = 'application/json') => ({
+const json = (statusCode: number, body: unknown, type = 'application/json', headers: Record<string, string> = {}) => ({
   statusCode,
-  headers: { 'content-type': `${type}; charset=utf-8` },
+  headers: { 'content-type': `${type}; charset=utf-8`, ...headers },
   body: JSON.stringify(body),
 });
+const PROBLEM = 'application/problem+json';
+const notFound = { type: '/problems/not-found', title: 'Not found', status: 404 };
+const wrongMethod = { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 };
 
 describe('OpenApiResponseValidator', () => {
   const validator = new OpenApiResponseValidator(document);
 
   it('accepts responses that match the document', () => {
     expect(() => validator.check('GET', '/things/1', json(200, { id: 1, createdAt: '2026-11-22T10:15:00.000Z', note: null }))).not.toThrow();
-    expect(() => validator.check('GET', '/things/1?x=1', json(404, { type: 'x', status: 404 }, 'application/problem+json'))).not.toThrow();
+    expect(() => validator.check('GET', '/things/1?x=1', json(404, notFound, PROBLEM))).not.toThrow();
+    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: 'https://api.example.org/problems/not-found' }, PROBLEM))).not.toThrow();
     expect(() => validator.check('DELETE', '/things/1', { statusCode: 204, headers: {}, body: '' })).not.toThrow();
-    expect(() => validator.check('GET', '/nowhere', json(404, { type: 'x', status: 404 }, 'application/problem+json'))).not.toThrow();
+    expect(() => validator.check('GET', '/nowhere', json(404, notFound, PROBLEM))).not.toThrow();
+    expect(() => validator.check('PUT', '/things/1', json(405, wrongMethod, PROBLEM, { allow: 'GET, HEAD, DELETE' }))).not.toThrow();
+  });
+
+  it('fails a problem whose type or title the operation does not declare for its status, or a type that is no /problems/ URI', () => {
+    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: '/problems/gone' }, PROBLEM))).toThrow(/is not among the examples/);
+    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, title: 'Missing' }, PROBLEM))).toThrow(/is not among the examples/);
+    expect(() => validator.check('GET', '/nowhere', json(404, { ...notFound, title: 'Missing' }, PROBLEM))).toThrow(/is not among registered/);
+    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: 'https://errors.example/not-found' }, PROBLEM))).toThrow(/not a \/problems\/<slug> URI/);
+  });
+
+  it('fails a 405 whose Allow is not the methods the document has for the path, or for a path it does not have', () => {
+    expect(() => validator.check('PUT', '/things/1', json(405, wrongMethod, PROBLEM, { allow: 'GET, HEAD' }))).toThrow(/Allow is/);
+    expect(() => validator.check('PUT', '/elsewhere', json(405, wrongMethod, PROBLEM, { allow: 'GET' }))).toThrow(/does not have/);
   });
 
   it('fails a status the operation does not declare', () => {
@@ -52,7 +84,7 @@ describe('OpenApiResponseValidator', () => {
   });
 
   it('fails an undeclared content type', () => {
-    expect(() => validator.check('GET', '/things/1', json(404, { type: 'x', status: 404 }))).toThrow(/content type "application\/json" not declared/);
+    expect(() => validator.check('GET', '/things/1', json(404, notFound))).toThrow(/content type "application\/json" not declared/);
   });
 
   it('fails a body where none is declared, and an operation that is not documented', () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { PROBLEM_CONTENT_TYPE, problemType } from '../problem/problem';
+import { PROBLEM_CONTENT_TYPE, problemOf } from '../problem/problem';
+import { BAD_REQUEST, HEADERS_TOO_LARGE, REQUEST_TIMEOUT } from '../problem/problem-types';
 import { SECURITY_HEADERS } from './http-hooks';
 
 /**
@@ -10,28 +11,24 @@ import { SECURITY_HEADERS } from './http-hooks';
  * straight to the socket, with the usual headers. The connection is then closed, as the
  * parser's state is unknown.
  */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  answerClientError(error, socket, {});
+export function clientErrorHandler({ baseUrl, extraHeaders = {} }: { baseUrl?: string; extraHeaders?: Record<string, string> } = {}) {
+  return (error: Error & { code?: string }, socket: Socket): void => answerClientError(error, socket, baseUrl, extraHeaders);
 }
 
-/** clientErrorHandler that adds `extraHeaders` (a sandbox's X-API-Environment) to its answers. */
-export function clientErrorHandlerWith(extraHeaders: Record<string, string>): typeof clientErrorHandler {
-  return (error, socket) => answerClientError(error, socket, extraHeaders);
-}
-
-function answerClientError(error: Error & { code?: string }, socket: Socket, extraHeaders: Record<string, string>): void {
+function answerClientError(error: Error & { code?: string }, socket: Socket, baseUrl: string | undefined, extraHeaders: Record<string, string>): void {
   // A reset or timed-out socket cannot be answered.
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = JSON.stringify({
-    type: problemType(status === 400 ? 'bad-request' : `http-${status}`),
-    title: STATUS_CODES[status],
-    status,
-    detail: status === 431 ? 'The request headers are too large.' : 'The request could not be parsed as HTTP.',
-  });
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? problemOf(HEADERS_TOO_LARGE, 'The request headers are too large.', baseUrl)
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? problemOf(REQUEST_TIMEOUT, 'The request did not arrive whole in time.', baseUrl)
+        : problemOf(BAD_REQUEST, 'The request could not be parsed as HTTP.', baseUrl);
+  const { status } = problem;
+  const body = JSON.stringify(problem);
   const headers = {
     'Content-Type': PROBLEM_CONTENT_TYPE,
     'Content-Length': String(Buffer.byteLength(body)),

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
 import { DomainError } from '../problem/problem';
+import { REQUEST_TIMEOUT, UNSUPPORTED_MEDIA_TYPE } from '../problem/problem-types';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
 
@@ -13,11 +14,8 @@ const ACCEPTS_MULTIPART = 'acceptsMultipart';
  * (the same 415 Fastify gives any other type there), or anything but a form sent to an upload.
  */
 export class UnsupportedMediaTypeError extends DomainError {
-  readonly status = 415;
-  readonly slug = 'unsupported-media-type';
-  readonly title = 'Unsupported media type';
   constructor(detail = 'Send the body as application/json.') {
-    super(detail);
+    super(UNSUPPORTED_MEDIA_TYPE, detail);
   }
 }
 
@@ -28,11 +26,8 @@ const isFormData = (contentType: string | undefined): boolean => contentType?.sp
  * problem type as the 408 for a request past REQUEST_TIMEOUT_MS; the connection is closed.
  */
 export class BodyStalledError extends DomainError {
-  readonly status = 408;
-  readonly slug = 'http-408';
-  readonly title = 'Request Timeout';
   constructor(idleMs: number) {
-    super(`No data of the request body arrived for ${idleMs} ms; send it without pausing.`);
+    super(REQUEST_TIMEOUT, `No data of the request body arrived for ${idleMs} ms; send it without pausing.`);
   }
 }
 

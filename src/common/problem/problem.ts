@@ -1,3 +1,5 @@
+import { FORBIDDEN, NOT_FOUND, type ProblemType, problemTypeUri, UNAUTHENTICATED, UNAVAILABLE, VALIDATION } from './problem-types';
+
 /** An RFC 9457 problem document, the body of every error response. */
 export interface FieldError {
   field: string;
@@ -14,25 +16,31 @@ export interface ProblemDocument {
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
-const PROBLEM_BASE = 'https://errors.example/';
 
-/** A stable URI naming one class of error. */
-export const problemType = (slug: string): string => `${PROBLEM_BASE}${slug}`;
+/** A problem document of `type`: its URI (see problemTypeUri), title and status are the registry's. */
+export function problemOf(type: ProblemType, detail: string, baseUrl: string | undefined, errors?: FieldError[]): ProblemDocument {
+  return { type: problemTypeUri(type.slug, baseUrl), title: type.title, status: type.status, detail, ...(errors ? { errors } : {}) };
+}
 
 /**
  * The base of every error the domain raises on purpose. Services and strategies throw
  * these; the global filter turns them into problem documents. Repositories never throw
- * them: a repository reports facts, a service decides what they mean to a client.
+ * them: a repository reports facts, a service decides what they mean to a client. The
+ * status and title are those of the registered problem type, so an error cannot send a
+ * type the registry (and with it the OpenAPI document) does not know.
  */
 export abstract class DomainError extends Error {
-  abstract readonly status: number;
-  abstract readonly slug: string;
-  abstract readonly title: string;
+  readonly status: number;
+  readonly slug: string;
+  readonly title: string;
   readonly errors?: FieldError[];
   /** Extra response headers, such as WWW-Authenticate or Retry-After. */
   readonly headers: Record<string, string> = {};
 
-  constructor(detail: string) {
+  constructor(
+    readonly problemType: ProblemType,
+    detail: string,
+  ) {
     // An expected answer (a 4xx), never logged with a stack: capturing one was the largest
     // cost of refusing a request (CPU profile of 401s for malformed API keys).
     const stackTraceLimit = Error.stackTraceLimit;
@@ -40,60 +48,44 @@ export abstract class DomainError extends Error {
     super(detail);
     Error.stackTraceLimit = stackTraceLimit;
     this.name = new.target.name;
+    ({ status: this.status, slug: this.slug, title: this.title } = problemType);
   }
 }
 
 export class ValidationFailedError extends DomainError {
-  readonly status = 400;
-  readonly slug = 'validation';
-  readonly title = 'Invalid request';
   constructor(
     override readonly errors: FieldError[],
     detail = 'The request has invalid or unexpected values; see errors.',
   ) {
-    super(detail);
+    super(VALIDATION, detail);
   }
 }
 
 export class NotFoundError extends DomainError {
-  readonly status = 404;
-  readonly slug = 'not-found';
-  readonly title = 'Not found';
-}
-
-export class ConflictError extends DomainError {
-  readonly status = 409;
-  readonly slug: string;
-  readonly title: string;
-  constructor(slug: string, title: string, detail: string) {
-    super(detail);
-    this.slug = slug;
-    this.title = title;
+  constructor(detail: string) {
+    super(NOT_FOUND, detail);
   }
 }
 
+/** A request that conflicts with the current state; each kind of conflict has its own type. */
+export abstract class ConflictError extends DomainError {}
+
 export class UnauthenticatedError extends DomainError {
-  readonly status = 401;
-  readonly slug = 'unauthenticated';
-  readonly title = 'Authentication required';
   constructor(detail: string, challenge: string) {
-    super(detail);
+    super(UNAUTHENTICATED, detail);
     this.headers['WWW-Authenticate'] = challenge;
   }
 }
 
 export class ForbiddenError extends DomainError {
-  readonly status = 403;
-  readonly slug = 'forbidden';
-  readonly title = 'Forbidden';
+  constructor(detail: string) {
+    super(FORBIDDEN, detail);
+  }
 }
 
 export class ServiceUnavailableError extends DomainError {
-  readonly status = 503;
-  readonly slug = 'unavailable';
-  readonly title = 'Service unavailable';
   constructor(detail: string, retryAfterSeconds: number) {
-    super(detail);
+    super(UNAVAILABLE, detail);
     this.headers['Retry-After'] = String(retryAfterSeconds);
   }
 }

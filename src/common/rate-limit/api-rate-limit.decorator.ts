@@ -1,8 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { problemType } from '../problem/problem';
+import { TOO_MANY_REQUESTS, UNAVAILABLE } from '../problem/problem-types';
 import { ApiProblems } from '../swagger/api-problems.decorator';
-import { ProblemDto } from '../swagger/problem.dto';
 
 export const RATE_LIMIT_HEADERS = {
   'RateLimit-Policy': {
@@ -22,33 +20,16 @@ export const RATE_LIMIT_HEADERS = {
 const RETRY_AFTER = { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } } as const;
 
 /** 429 with its headers. */
-export function ApiTooManyRequests(description: string, detail: string) {
-  return applyDecorators(
-    ApiExtraModels(ProblemDto),
-    ApiResponse({
-      status: 429,
-      description,
-      headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADERS },
-      content: {
-        'application/problem+json': {
-          schema: { $ref: getSchemaPath(ProblemDto) },
-          example: { type: problemType('too-many-requests'), title: 'Too many requests', status: 429, detail },
-        },
-      },
-    }),
-  );
-}
+export const ApiTooManyRequests = (description: string, detail?: string) =>
+  ApiProblems({ types: [TOO_MANY_REQUESTS], description, detail, headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADERS } });
 
 /** 429 with its headers, and 503 for when the shared counters (Redis) are unreachable. */
-function ApiRateLimited(description: string, detail: string) {
-  return applyDecorators(
-    ApiTooManyRequests(description, detail),
-    ApiProblems({ status: 503, description: 'Rate limiting or the database is temporarily unavailable; retry shortly.' }),
+const ApiRateLimited = (description: string) =>
+  applyDecorators(
+    ApiTooManyRequests(description),
+    ApiProblems({ types: [UNAVAILABLE], description: 'Rate limiting or the database is temporarily unavailable; retry shortly.' }),
   );
-}
 
-export const ApiLoginRateLimited = (description = 'Too many failed sign-ins from this client for this email; see Retry-After.') =>
-  ApiRateLimited(description, 'Too many failed sign-in attempts for this email from your address. Retry in 42 seconds.');
+export const ApiLoginRateLimited = (description = 'Too many failed sign-ins from this client for this email; see Retry-After.') => ApiRateLimited(description);
 
-export const ApiSignupRateLimited = () =>
-  ApiRateLimited('Too many sign-ups from this client; see Retry-After.', 'Too many sign-ups from your address. Retry in 42 seconds.');
+export const ApiSignupRateLimited = () => ApiRateLimited('Too many sign-ups from this client; see Retry-After.');

@@ -1,59 +1,194 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, DECORATORS, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
+import type { ProblemDocument } from '../problem/problem';
+import {
+  allProblemTypes,
+  MALFORMED_JSON,
+  PAYLOAD_TOO_LARGE,
+  type ProblemType,
+  problemTypePath,
+  problemTypeUri,
+  UNSUPPORTED_MEDIA_TYPE,
+  VALIDATION,
+} from '../problem/problem-types';
 import { ProblemDto } from './problem.dto';
-import { problemType } from '../problem/problem';
+
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+type HeadersObject = Record<string, { description?: string; schema?: object }>;
+
+/** Where @nestjs/swagger keeps an operation's (or controller's) declared responses, keyed by status. */
+const API_RESPONSE = DECORATORS.API_RESPONSE;
 
 const DEFAULT_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input: malformed JSON, unknown fields, wrong types, or a bad parameter.',
   401: 'Missing or invalid credentials.',
   403: 'Authenticated, but not allowed to do this.',
   404: 'Not found.',
+  408: 'The request did not arrive in time; the connection is closed.',
   409: 'Conflicts with the current state.',
+  412: 'The resource changed since the ETag sent in If-Match.',
   413: 'The request body is too large.',
   415: 'The request body is not JSON.',
   429: 'Too many requests; see Retry-After.',
+  500: 'The server failed; the cause is logged, not told.',
   503: 'Temporarily unavailable; retry after the time given in Retry-After.',
 };
 
-const DEFAULT_SLUGS: Record<number, string> = {
-  400: 'validation',
-  401: 'unauthenticated',
-  403: 'forbidden',
-  404: 'not-found',
-  409: 'conflict',
-  413: 'payload-too-large',
-  415: 'unsupported-media-type',
-  429: 'too-many-requests',
-  503: 'unavailable',
-};
+/** Problem types one response status of an operation can carry, with what they mean there. */
+export interface ProblemResponse {
+  types: ProblemType[];
+  description?: string;
+  headers?: HeadersObject;
+  /** The example's detail as this operation words it, when it lists one type (else the type's own example). */
+  detail?: string;
+}
 
-export type ProblemResponse = number | { status: number; description: string; slug?: string; detail?: string };
+interface ResponseEntry {
+  description?: string;
+  headers?: HeadersObject;
+  content?: Record<string, { schema?: object; examples?: Record<string, { summary?: string; value: unknown }> }>;
+}
+type Responses = Record<string, ResponseEntry>;
+
+/** The example of a problem type in the OpenAPI document: the document the service sends, with a realistic detail. */
+export function problemExample(type: ProblemType, detail = type.exampleDetail): { summary: string; value: ProblemDocument } {
+  return {
+    summary: type.title,
+    value: {
+      type: problemTypePath(type.slug),
+      title: type.title,
+      status: type.status,
+      detail,
+      ...(type.exampleErrors ? { errors: type.exampleErrors.map((e) => ({ ...e })) } : {}),
+    },
+  };
+}
 
 /**
- * Declares error responses as `application/problem+json` with the ProblemDto schema and
- * an example, e.g. `@ApiProblems(400, 401, { status: 409, description: '…', slug: 'last-api-key' })`.
+ * Declares the problem documents an operation can answer with: per status an
+ * `application/problem+json` response with the ProblemDto schema and one named example per
+ * problem type (its real type, title and status), e.g.
+ * `@ApiProblems({ types: [VALIDATION, MALFORMED_JSON], description: '…' }, NOT_FOUND, LAST_API_KEY)`.
+ * A bare type takes its status's usual description. Declarations of one status (from the
+ * route, its controller, and auth decorators) add up instead of replacing each other.
  */
-export function ApiProblems(...responses: ProblemResponse[]) {
-  return applyDecorators(
-    ApiExtraModels(ProblemDto),
-    ...responses.map((r) => {
-      const { status, description, slug, detail } =
-        typeof r === 'number' ? { status: r, description: DEFAULT_DESCRIPTIONS[r] ?? 'Error.', slug: undefined, detail: undefined } : r;
-      return ApiResponse({
-        status,
-        description,
-        content: {
-          'application/problem+json': {
-            schema: { $ref: getSchemaPath(ProblemDto) },
-            example: {
-              type: problemType(slug ?? DEFAULT_SLUGS[status] ?? `http-${status}`),
-              title: description.split(/[.:;]/)[0],
-              status,
-              detail: detail ?? description,
-            },
-          },
+export function ApiProblems(...responses: (ProblemType | ProblemResponse)[]) {
+  const declared: Responses = {};
+  for (const response of responses) {
+    const { types, description, headers, detail } = 'types' in response ? response : { types: [response] as ProblemType[], description: undefined, headers: undefined, detail: undefined };
+    const status = types[0]?.status;
+    if (status === undefined || types.some((t) => t.status !== status)) {
+      throw new Error(`@ApiProblems: a response lists problem types of one status (${types.map((t) => `${t.slug} ${t.status}`).join(', ')})`);
+    }
+    declared[status] = mergeEntry(declared[status], {
+      description: description ?? DEFAULT_DESCRIPTIONS[status] ?? types.map((t) => `${t.title}.`).join(' '),
+      ...(headers ? { headers } : {}),
+      content: {
+        [PROBLEM_MEDIA_TYPE]: {
+          schema: { $ref: getSchemaPath(ProblemDto) },
+          examples: Object.fromEntries(types.map((t) => [t.slug, problemExample(t, types.length === 1 ? detail : undefined)])),
         },
-      });
-    }),
-  );
+      },
+    });
+  }
+  return applyDecorators(ApiExtraModels(ProblemDto), declareResponses(declared));
+}
+
+function declareResponses(declared: Responses): ClassDecorator & MethodDecorator {
+  return ((target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    if (descriptor) {
+      addResponses(descriptor.value as object, declared);
+      return descriptor;
+    }
+    addResponses(target, declared);
+    // A controller's responses are replaced, status by status, by those its routes declare:
+    // where a route declares the same status, it gets the controller's problems too.
+    const prototype = (target as { prototype: Record<string, unknown> }).prototype;
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const method = Object.getOwnPropertyDescriptor(prototype, name)?.value as object | undefined;
+      if (typeof method !== 'function') continue;
+      const own = Reflect.getMetadata(API_RESPONSE, method) as Responses | undefined;
+      if (!own) continue;
+      const shared = Object.fromEntries(Object.entries(declared).filter(([status]) => own[status]));
+      if (Object.keys(shared).length > 0) addResponses(method, shared);
+    }
+    return target;
+  }) as ClassDecorator & MethodDecorator;
+}
+
+function addResponses(target: object, declared: Responses): void {
+  const existing = (Reflect.getMetadata(API_RESPONSE, target) as Responses | undefined) ?? {};
+  const merged: Responses = { ...existing };
+  for (const [status, entry] of Object.entries(declared)) merged[status] = mergeEntry(existing[status], entry);
+  Reflect.defineMetadata(API_RESPONSE, merged, target);
+}
+
+function mergeEntry(existing: ResponseEntry | undefined, incoming: ResponseEntry): ResponseEntry {
+  if (!existing) return incoming;
+  const descriptions = [existing.description, incoming.description].filter((d): d is string => !!d);
+  const content = { ...existing.content };
+  for (const [media, value] of Object.entries(incoming.content ?? {})) {
+    content[media] = { ...content[media], ...value, examples: { ...content[media]?.examples, ...value.examples } };
+  }
+  return {
+    ...existing,
+    ...incoming,
+    description: [...new Set(descriptions)].join('\n\n'),
+    ...(existing.headers || incoming.headers ? { headers: { ...existing.headers, ...incoming.headers } } : {}),
+    content,
+  };
+}
+
+/**
+ * What a route that reads a JSON body answers besides its own rules: 400 for a body that is
+ * not JSON (with `validation` for values it refuses), 413 past the body limit, 415 for
+ * another media type. `invalid` says what its validation refuses.
+ */
+export const jsonBodyProblems = (invalid: string): ProblemResponse[] => [
+  { types: [VALIDATION, MALFORMED_JSON], description: `${invalid} Or a body that is not valid JSON (\`malformed-json\`).` },
+  { types: [PAYLOAD_TOO_LARGE] },
+  { types: [UNSUPPORTED_MEDIA_TYPE] },
+];
+
+/**
+ * A route that takes no body still has one parsed when a client sends it: such a body can
+ * be malformed JSON, too large, or of another media type. `invalid` says what the route's
+ * parameters may get wrong.
+ */
+export const unexpectedBodyProblems = (invalid: string): ProblemResponse[] => [
+  { types: [VALIDATION, MALFORMED_JSON], description: `${invalid} Or a body was sent (this request takes none) that is not valid JSON.` },
+  { types: [PAYLOAD_TOO_LARGE], description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
+  { types: [UNSUPPORTED_MEDIA_TYPE], description: 'A body was sent that is not JSON (this request takes no body).' },
+];
+
+/**
+ * Completes the document's account of errors: `x-problem-types` lists every registered
+ * problem type (those no single operation declares too: a 405, a 500), and when the
+ * deployment has a public base URL, the examples' type URIs are made absolute, as the
+ * service sends them.
+ */
+export function documentProblemTypes(document: OpenAPIObject, baseUrl: string | undefined): void {
+  (document as OpenAPIObject & Record<string, unknown>)['x-problem-types'] = allProblemTypes().map((t) => ({
+    type: problemTypeUri(t.slug, baseUrl),
+    title: t.title,
+    status: t.status,
+  }));
+  if (baseUrl === undefined) return;
+  // Copies, not changes: the examples are the decorators' metadata, shared by every document built in the process.
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of Object.values(pathItem) as { responses?: Record<string, ResponseEntry> }[]) {
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        const media = response.content?.[PROBLEM_MEDIA_TYPE];
+        if (!media?.examples) continue;
+        const examples = Object.fromEntries(
+          Object.entries(media.examples).map(([name, example]) => {
+            const value = example.value as ProblemDocument;
+            return [name, { ...example, value: { ...value, type: `${baseUrl}${value.type}` } }];
+          }),
+        );
+        operation.responses![status] = { ...response, content: { ...response.content, [PROBLEM_MEDIA_TYPE]: { ...media, examples } } };
+      }
+    }
+  }
 }

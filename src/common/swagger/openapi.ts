@@ -4,14 +4,19 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/app-config';
 import { API_KEY_PREFIXES } from '../auth/api-key-format';
 import { API_KEY_SECURITY_SCHEME, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../auth/security-schemes';
+import { documentProblemTypes } from './api-problems.decorator';
 
 const TITLE = 'Region keys and Galaxy API';
 
 const DESCRIPTION = `
 Region API keys, users and tokens, and the planets and satellites of the Galaxy.
 
-Errors are RFC 9457 problem documents (\`application/problem+json\`). Every response carries
-\`X-Request-ID\`; send your own to correlate logs.
+Errors are RFC 9457 problem documents (\`application/problem+json\`). Their \`type\` is
+\`/problems/<slug>\` (absolute when the deployment has a public base URL), a page that says what
+the problem means and what to do; \`x-problem-types\` lists every type with its title and status,
+and each operation's examples are the documents it answers with. A known path asked with a
+method it does not have answers 405 with \`Allow\`. Every response carries \`X-Request-ID\`;
+send your own to correlate logs.
 
 Limits: a JSON body is at most 64 KiB (413) and nests at most 32 levels (400); a request must
 arrive whole, headers and body, within a minute by default (408). When the database, or the
@@ -31,9 +36,9 @@ const SANDBOX_NOTICE = `
 `.trim();
 
 /** What the document says about where it is served: the environment and the public base URLs. */
-export type OpenApiSettings = Pick<AppConfig, 'API_ENVIRONMENT' | 'PUBLIC_BASE_URL' | 'SANDBOX_BASE_URL'>;
+export type OpenApiSettings = Pick<AppConfig, 'API_ENVIRONMENT' | 'PUBLIC_BASE_URL' | 'SANDBOX_BASE_URL' | 'ownBaseUrl'>;
 
-const LIVE: OpenApiSettings = { API_ENVIRONMENT: 'live' };
+const LIVE: OpenApiSettings = { API_ENVIRONMENT: 'live', ownBaseUrl: undefined };
 
 /**
  * This environment's server first, as Swagger UI's "Try it out" calls the first one: its
@@ -81,6 +86,7 @@ export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSet
   config.info.license = { name: 'Proprietary' };
   const document = SwaggerModule.createDocument(app, config);
   markPublicOperations(document);
+  documentProblemTypes(document, settings.ownBaseUrl);
   return document;
 }
 

@@ -12,7 +12,13 @@ export class FieldErrorDto {
 /** RFC 9457 problem document; the body of every error response. */
 @ApiSchema({ name: 'Problem' })
 export class ProblemDto {
-  @ApiProperty({ format: 'uri', example: 'https://errors.example/validation', description: 'Names the class of error.' })
+  @ApiProperty({
+    format: 'uri-reference',
+    example: '/problems/validation',
+    description:
+      'Names the class of error, and resolves to a page about it: `/problems/<slug>` of this service, absolute when the ' +
+      'deployment has a public base URL configured. Compare types, not titles or details.',
+  })
   type: string;
 
   @ApiProperty({ example: 'Invalid request' })

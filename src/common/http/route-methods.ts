@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+
+/** Methods a client may be told about in Allow; OPTIONS is answered only to CORS preflights. */
+const LISTED = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const ORDER = new Map<string, number>(LISTED.map((method, i) => [method, i]));
+
+/**
+ * Which methods the server really has for a concrete path, for the 405's Allow header.
+ * Fastify's router looks routes up by template only, so every route the server declares is
+ * copied, as it is declared, into a router of the same kind with the same options, which
+ * can be asked about a URL. Catch-all routes (CORS preflight's `OPTIONS *`) are left out:
+ * they would make every path look known.
+ */
+@Injectable()
+export class RouteMethods {
+  private readonly router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
+  private readonly methods = new Set<HTTPMethod>();
+
+  constructor(adapterHost: HttpAdapterHost<FastifyAdapter>) {
+    const fastify = adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    // The matching options of Fastify's own router, top-level or in routerOptions.
+    const initial = fastify.initialConfig as Record<string, unknown> & { routerOptions?: Record<string, unknown> };
+    const option = <T>(name: string): T | undefined => (initial.routerOptions?.[name] ?? initial[name]) as T | undefined;
+    this.router = FindMyWay({
+      caseSensitive: option<boolean>('caseSensitive'),
+      ignoreTrailingSlash: option<boolean>('ignoreTrailingSlash'),
+      ignoreDuplicateSlashes: option<boolean>('ignoreDuplicateSlashes'),
+      maxParamLength: option<number>('maxParamLength'),
+      useSemicolonDelimiter: option<boolean>('useSemicolonDelimiter'),
+    } as FindMyWay.Config<FindMyWay.HTTPVersion.V1>);
+    // Here, not in onModuleInit: Nest declares its routes before it calls that hook, and a
+    // hook sees only the routes declared after it.
+    fastify.addHook('onRoute', (route) => this.add(route));
+  }
+
+  /** The methods routes exist for at `path` (its query string ignored), in a stable order; empty when none. */
+  allowedAt(path: string): string[] {
+    const allowed: string[] = [];
+    for (const method of LISTED) {
+      if (!this.methods.has(method)) continue;
+      try {
+        const found = this.router.find(method, path);
+        // Nest answers a route whose parameter would be empty (`/planets/`) as not found.
+        if (found && !Object.entries(found.params).some(([name, value]) => value === '' && name !== '*')) allowed.push(method);
+      } catch {
+        // A path the router cannot decode has no route under any method.
+        return [];
+      }
+    }
+    return allowed;
+  }
+
+  private add(route: RouteOptions): void {
+    if (/^\/?\*$/.test(route.url)) return;
+    for (const method of [route.method].flat()) {
+      const upper = method.toUpperCase() as HTTPMethod;
+      if (!ORDER.has(upper) || this.router.hasRoute(upper, route.url)) continue;
+      this.router.on(upper, route.url, () => undefined);
+      this.methods.add(upper);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import { Controller, Get, Param, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AppConfig } from '../../config/app-config';
+import { Public } from '../auth/auth-policy';
+import { ApiProblems } from '../swagger/api-problems.decorator';
+import { NotFoundError } from './problem';
+import { problemTypePage, problemTypesPage } from './problem-pages';
+import { NOT_FOUND, problemTypeBySlug } from './problem-types';
+
+const HTML = 'text/html; charset=utf-8';
+/** The pages change only with a new release. */
+const CACHE_CONTROL = 'public, max-age=86400';
+const HTML_RESPONSE = { content: { 'text/html': { schema: { type: 'string' } } } } as const;
+
+/** The pages problem `type` URIs resolve to. */
+@ApiTags('Problems')
+@Public()
+@Controller('problems')
+export class ProblemTypesController {
+  private readonly baseUrl: string | undefined;
+
+  constructor(config: AppConfig) {
+    this.baseUrl = config.ownBaseUrl;
+  }
+
+  @Get()
+  @ApiOperation({ operationId: 'listProblemTypes', summary: 'List the problem types', description: 'An HTML page listing every problem type the API answers with.' })
+  @ApiOkResponse({ description: 'The list, as an HTML page.', ...HTML_RESPONSE })
+  list(@Res({ passthrough: true }) reply: FastifyReply): string {
+    reply.type(HTML).header('Cache-Control', CACHE_CONTROL);
+    return problemTypesPage(this.baseUrl);
+  }
+
+  @Get(':slug')
+  @ApiOperation({
+    operationId: 'getProblemType',
+    summary: 'Describe a problem type',
+    description: 'The page a problem document\'s `type` resolves to: what the problem means and what to do about it (HTML).',
+  })
+  @ApiParam({ name: 'slug', description: 'The last segment of the problem type URI.', example: 'last-api-key' })
+  @ApiOkResponse({ description: 'The problem type, as an HTML page.', ...HTML_RESPONSE })
+  @ApiProblems({ types: [NOT_FOUND], description: 'No problem type has this name.', detail: 'There is no problem type named no-such-type.' })
+  get(@Param('slug') slug: string, @Res({ passthrough: true }) reply: FastifyReply): string {
+    const type = problemTypeBySlug(slug);
+    if (!type) throw new NotFoundError(`There is no problem type named ${slug}.`);
+    reply.type(HTML).header('Cache-Control', CACHE_CONTROL);
+    return problemTypePage(type, this.baseUrl);
+  }
+}
