@@ -186,8 +186,24 @@ async function planets(anyone: Api, { ada, bob }: { ada: Person; bob: Person }):
     type: 'super_earth',
     tags: ['exoplanet', 'habitable-zone'],
   };
-  const updated = await expectData(ada.api.PUT('/planets/{planetId}', { ...keplerPath, body: update }), 200, 'update a planet');
+  // Conditional requests, as an editor that must not overwrite someone else's change does them.
+  const { response: readResponse } = await anyone.GET('/planets/{planetId}', keplerPath);
+  const etag = readResponse.headers.get('ETag');
+  if (etag === null) throw new Error('a planet comes with its ETag');
+  const notModified = await expectStatus(anyone.GET('/planets/{planetId}', { params: { ...keplerPath.params, header: { 'If-None-Match': etag } } }), 304, 'a planet not modified');
+  check(notModified.headers.get('ETag') === etag, 'the 304 names the ETag held');
+  const updated = await expectData(
+    ada.api.PUT('/planets/{planetId}', { params: { ...keplerPath.params, header: { 'If-Match': etag } }, body: update }),
+    200,
+    'update a planet as read',
+  );
   check(updated.description === update.description && updated.tags.length === 2, 'the planet as updated');
+  await expectProblem(
+    ada.api.PUT('/planets/{planetId}', { params: { ...keplerPath.params, header: { 'If-Match': etag } }, body: { name: 'Stale' } }),
+    412,
+    'precondition-failed',
+    'update a planet from a stale read',
+  );
   await expectProblem(bob.api.PUT('/planets/{planetId}', { ...keplerPath, body: update }), 403, 'forbidden', 'update another’s planet');
   await expectProblem(ada.api.PUT('/planets/{planetId}', { params: { path: { planetId: UNKNOWN_PLANET_ID } }, body: update }), 404, 'not-found', 'update an unknown planet');
   await expectProblem(anyone.PUT('/planets/{planetId}', { ...keplerPath, body: update }), 401, 'unauthenticated', 'update without credentials');
@@ -217,6 +233,17 @@ async function planets(anyone: Api, { ada, bob }: { ada: Person; bob: Person }):
   await expectProblem(ada.api.DELETE('/planets/{planetId}', untypedPath), 404, 'not-found', 'delete a deleted planet');
   const withMoon = await expectData(anyone.GET('/planets/{planetId}', keplerPath), 200, 'a planet with its moon');
   check(withMoon.satellites.length === 1, 'the moon is listed with its planet');
+}
+
+/** The pages problem types point to: every problem's `type` leads to one. */
+async function problemPages(anyone: Api): Promise<void> {
+  const list = await anyone.GET('/problems', { parseAs: 'text' });
+  check(list.response.status === 200 && typeof list.data === 'string' && list.data.includes('/problems/last-api-key'), 'the list of problem types');
+  const problem = await expectProblem(anyone.GET('/auth/regions/me'), 401, 'unauthenticated', 'a problem to follow');
+  const slug = problem.type.split('/').pop() ?? '';
+  const page = await anyone.GET('/problems/{slug}', { params: { path: { slug } }, parseAs: 'text' });
+  check(page.response.status === 200 && typeof page.data === 'string' && page.data.includes(problem.title), 'a problem’s type is a page about it');
+  await expectProblem(anyone.GET('/problems/{slug}', { params: { path: { slug: 'no-such-problem' } } }), 404, 'not-found', 'an unknown problem type');
 }
 
 async function images(anyone: Api, ada: Person, bob: Person, planetId: number, bareId: number): Promise<void> {
@@ -283,6 +310,7 @@ async function main(): Promise<void> {
     await regionKeys(anyone);
     const people = await users(anyone);
     await planets(anyone, people);
+    await problemPages(anyone);
   } finally {
     writeFileSync(env('EXCHANGES_FILE'), JSON.stringify(exchanges));
   }

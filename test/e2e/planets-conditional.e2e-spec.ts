@@ -28,7 +28,7 @@ const etagOf = async (id: number): Promise<string> => String((await get(id)).hea
 
 function expectPreconditionFailed(res: Awaited<ReturnType<typeof get>>) {
   const body = expectProblem(res, 412);
-  expect(body).toMatchObject({ type: 'https://errors.example/precondition-failed', title: 'Precondition failed' });
+  expect(body).toMatchObject({ type: '/problems/precondition-failed', title: 'Precondition failed' });
 }
 
 describe('GET /planets/{planetId}', () => {
@@ -204,8 +204,8 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(item.get.responses['304'].headers)).toEqual(['ETag']);
     expect(Object.keys(item.put.responses['200'].headers)).toEqual(['ETag']);
     for (const operation of [item.put, item.delete]) {
-      expect(operation.responses['412'].content['application/problem+json'].example).toMatchObject({
-        type: 'https://errors.example/precondition-failed',
+      expect(operation.responses['412'].content['application/problem+json'].examples['precondition-failed'].value).toMatchObject({
+        type: '/problems/precondition-failed',
         title: 'Precondition failed',
         status: 412,
       });

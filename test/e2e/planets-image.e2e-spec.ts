@@ -131,7 +131,7 @@ describe('POST /planets/{planetId}/image', () => {
       const body = expectProblem(await request({ method: 'POST', url, ...options }), 415);
       expect({ what, type: body.type, detail: body.detail }).toEqual({
         what,
-        type: 'https://errors.example/unsupported-media-type',
+        type: '/problems/unsupported-media-type',
         detail: expect.stringMatching(/multipart\/form-data.*"image"/),
       });
     }
