@@ -11,6 +11,8 @@ import { NOT_FOUND, problemTypeBySlug } from './problem-types';
 const HTML = 'text/html; charset=utf-8';
 /** The pages change only with a new release. */
 const CACHE_CONTROL = 'public, max-age=86400';
+/** The pages load nothing and run nothing: only their own inline style. */
+const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 const HTML_RESPONSE = { content: { 'text/html': { schema: { type: 'string' } } } } as const;
 
 /** The pages problem `type` URIs resolve to. */
@@ -28,7 +30,7 @@ export class ProblemTypesController {
   @ApiOperation({ operationId: 'listProblemTypes', summary: 'List the problem types', description: 'An HTML page listing every problem type the API answers with.' })
   @ApiOkResponse({ description: 'The list, as an HTML page.', ...HTML_RESPONSE })
   list(@Res({ passthrough: true }) reply: FastifyReply): string {
-    reply.type(HTML).header('Cache-Control', CACHE_CONTROL);
+    reply.type(HTML).headers({ 'Cache-Control': CACHE_CONTROL, 'Content-Security-Policy': PAGE_POLICY });
     return problemTypesPage(this.baseUrl);
   }
 
@@ -44,7 +46,7 @@ export class ProblemTypesController {
   get(@Param('slug') slug: string, @Res({ passthrough: true }) reply: FastifyReply): string {
     const type = problemTypeBySlug(slug);
     if (!type) throw new NotFoundError(`There is no problem type named ${slug}.`);
-    reply.type(HTML).header('Cache-Control', CACHE_CONTROL);
+    reply.type(HTML).headers({ 'Cache-Control': CACHE_CONTROL, 'Content-Security-Policy': PAGE_POLICY });
     return problemTypePage(type, this.baseUrl);
   }
 }
