@@ -1,6 +1,6 @@
-// The floor: bare Fastify answering a constant, on PORT. Scenario 7 compares the service's
-// database-free problem answers with it, and every run drives it flat out to show that the
-// load generator can go far faster than the service.
+// The floor: bare Fastify answering a constant, on PORT. Every run drives it flat out to show
+// that the load generator can go far faster than the service. (The problem answers of
+// scenario 7 are compared with bench/problem-server.mjs, which does their work.)
 import Fastify from 'fastify';
 
 const app = Fastify({ logger: false });

@@ -34,17 +34,33 @@ export const roundRatio = (service, other) => median(service.map((s, i) => s.rps
 /** The same comparison by CPU time per request (the other's over the service's: higher is better). */
 export const cpuRatio = (service, other) => median(service.map((s, i) => other[i]?.cpuUs / s.cpuUs));
 
+const SERVER_NAMES = { reference: 'reference', ceiling: 'ceiling', problem: 'bare problem server' };
+
+/**
+ * One line per scenario: the service, then each server it is compared with (the reference
+ * or the bare problem server, then the ceiling) with the ratios of the service to it.
+ */
 export function scenarioTable(rows) {
-  const lines = [
-    '| # | scenario | service req/s | p50 ms | p99 ms | CPU µs/req | compared with | req/s | p50 ms | p99 ms | CPU µs/req | ratio (req/s) | ratio (CPU) | non-2xx / errors (service) |',
-    '| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ];
-  for (const { scenario, service, other, ratio: r, cpu } of rows) {
+  const width = Math.max(...rows.map((row) => row.others.length));
+  const head = ['#', 'scenario', 'service req/s', 'p50 ms', 'p99 ms', 'CPU µs/req'];
+  const align = ['---', '---', '---:', '---:', '---:', '---:'];
+  for (let i = 0; i < width; i++) {
+    head.push(i === 0 ? 'compared with' : 'and with', 'req/s', 'p99 ms', 'CPU µs/req', 'ratio (req/s)', 'ratio (CPU)');
+    align.push('---', '---:', '---:', '---:', '---:', '---:');
+  }
+  head.push('non-2xx / errors (service)');
+  align.push('---:');
+  const lines = [`| ${head.join(' | ')} |`, `| ${align.join(' | ')} |`];
+  for (const { scenario, service, others } of rows) {
     const s = summarise(service);
-    const o = summarise(other);
-    lines.push(
-      `| ${scenario.id} | ${scenario.name} | ${int(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${int(s.cpuUs)} | ${scenario.against} | ${int(o.rps)} | ${ms(o.p50)} | ${ms(o.p99)} | ${int(o.cpuUs)} | ${ratio(r)} | ${ratio(cpu)} | ${s.non2xx} / ${s.errors} |`,
-    );
+    const cells = [scenario.id, scenario.name, int(s.rps), ms(s.p50), ms(s.p99), int(s.cpuUs)];
+    for (let i = 0; i < width; i++) {
+      const other = others[i];
+      const o = other ? summarise(other.rounds) : {};
+      cells.push(other ? (SERVER_NAMES[other.name] ?? other.name) : '', int(o.rps), ms(o.p99), int(o.cpuUs), ratio(other?.ratio), ratio(other?.cpu));
+    }
+    cells.push(`${s.non2xx} / ${s.errors}`);
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }

@@ -67,9 +67,9 @@ export async function seedOtherKeys(url, count) {
     );
     await db.query(
       `WITH r AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS i FROM regions WHERE name LIKE 'Bench region %')
-       INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, revoked_at)
+       INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions, revoked_at)
        SELECT gen_random_uuid(), r.id, encode(sha256(('bench-key-' || n)::bytea), 'hex'), 'rk_bench' || chr(8230) || lpad((n % 10000)::text, 4, '0'),
-              'bulk', CASE WHEN n % 10 = 0 THEN now() END
+              'bulk', ARRAY['region:read', 'keys:write'], CASE WHEN n % 10 = 0 THEN now() END
          FROM generate_series(1, $1::int) AS n JOIN r ON r.i = n % 1000`,
       [count],
     );
