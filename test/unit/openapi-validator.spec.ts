@@ -67,7 +67,7 @@ describe('OpenApiResponseValidator', () => {
     expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: '/problems/gone' }, PROBLEM))).toThrow(/is not among the examples/);
     expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, title: 'Missing' }, PROBLEM))).toThrow(/is not among the examples/);
     expect(() => validator.check('GET', '/nowhere', json(404, { ...notFound, title: 'Missing' }, PROBLEM))).toThrow(/is not among registered/);
-    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: '/problems/not-found' }, PROBLEM))).toThrow(/not a \/problems\/<slug> URI/);
+    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: 'https://errors.example/not-found' }, PROBLEM))).toThrow(/not a \/problems\/<slug> URI/);
   });
 
   it('fails a 405 whose Allow is not the methods the document has for the path, or for a path it does not have', () => {
