@@ -12,7 +12,8 @@
 //   BENCH_SCENARIOS=1,3,5 npm run bench       some scenarios only (no RESULTS.md then)
 //   BENCH_PROFILE=1 npm run bench             CPU profile of the service under scenarios 1, 3, 5 (or BENCH_SCENARIOS)
 //   BENCH_ROUNDS=5 BENCH_SECONDS=2 BENCH_CONNECTIONS=32 BENCH_LOAD=wrk|autocannon
-//   BENCH_BASELINE=../other-checkout npm run bench   also this build against that one's dist/ on scenario 1 (interleaved)
+//   BENCH_BASELINE=../other-checkout npm run bench   also this build against that one's dist/ on scenario 1 (interleaved);
+//     BENCH_BASELINE_SCENARIO=3 compares on another scenario
 //   DATABASE_URL=postgres://…  REDIS_URL=redis://…   (defaults: this machine's)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,7 @@ const PROFILE = Boolean(env.BENCH_PROFILE);
 const SELECTED = env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()) ?? (PROFILE ? ['1', '3', '5'] : null);
 const LABEL = env.BENCH_LABEL ?? 'Latest run';
 const BASELINE = env.BENCH_BASELINE;
+const BASELINE_SCENARIO = env.BENCH_BASELINE_SCENARIO ?? '1';
 const PLANETS = 10_000;
 const OTHER_KEYS = 100_000;
 const INTRO = `
@@ -258,7 +260,7 @@ try {
       check('LOG_LEVEL=info against warn, 1: region: CPU per request added', logging.region.cpu, { atMost: 0.15, note: fmt.ratio(logging.region.cpu) }),
       check('LOG_LEVEL=info against warn, unknown path: CPU per request added', logging.cheap.cpu, { atMost: 0.15, note: fmt.ratio(logging.cheap.cpu) }),
       check('Metrics on against METRICS_PORT=0, unknown path: CPU per request added', metrics.cheap.cpu, { atMost: 0.05, note: fmt.ratio(metrics.cheap.cpu) }),
-      ...(baseline ? [check(`1: region, this build against BENCH_BASELINE: throughput lost`, baseline.rps, { atMost: 0.03, note: fmt.ratio(baseline.cpu) })] : []),
+      ...(baseline ? [check(`${BASELINE_SCENARIO}: this build against BENCH_BASELINE: throughput lost`, baseline.rps, { atMost: 0.03, note: fmt.ratio(baseline.cpu) })] : []),
       check('Resident memory after the whole bench (metrics on)', rssAtEnd, { atMost: 250, unit: ' MB', digits: 0 }),
       check('Resident memory growth on a repeat', rssGrowth, { atMost: Math.max(10, rssAfterRun * 0.05), unit: ' MB', digits: 0 }),
       check('Start-up to healthy, PostgreSQL', startup.postgres, { atMost: 1500, unit: ' ms', digits: 0 }),
@@ -278,7 +280,7 @@ try {
           `GET /auth/regions/me: ${pct(metrics.region.rps)} fewer req/s, ${pct(metrics.region.cpu)} more CPU per request`,
       ],
       ...(baseline
-        ? [[`This build against BENCH_BASELINE (${BASELINE})`, `GET /auth/regions/me: ${pct(baseline.rps)} fewer req/s, ${pct(baseline.cpu)} more CPU per request`]]
+        ? [[`This build against BENCH_BASELINE (${BASELINE})`, `scenario ${BASELINE_SCENARIO}: ${pct(baseline.rps)} fewer req/s, ${pct(baseline.cpu)} more CPU per request`]]
         : []),
       [
         'Resident memory of the service',
@@ -439,7 +441,7 @@ async function metricsCost(withMetrics, scenarios) {
 
 /**
  * BENCH_BASELINE=<a checkout of another commit, built>: what this build loses against that
- * one on scenario 1, in interleaved rounds on the same database, e.g. the cost of a change
+ * one on scenario 1 (or BENCH_BASELINE_SCENARIO), in interleaved rounds on the same database, e.g. the cost of a change
  * to the region path measured against the commit before it.
  */
 async function baselineCost(service, scenarios) {
@@ -447,7 +449,7 @@ async function baselineCost(service, scenarios) {
   const baseline = keep(
     await startNode({ args: [...serveFlags, join(BASELINE, 'dist/src/main.js')], env: serviceEnv({ METRICS_PORT: String(await freePort()) }) }),
   );
-  const result = await interleavedCost(service, baseline, scenarios.find((s) => s.id === '1'));
+  const result = await interleavedCost(service, baseline, scenarios.find((s) => s.id === BASELINE_SCENARIO));
   await baseline.stop();
   return result;
 }

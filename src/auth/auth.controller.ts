@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Header, Ip, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Ip, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../common/auth/auth-policy';
@@ -9,6 +9,7 @@ import { allowanceHeaders } from './auth.errors';
 import { AuthService } from './auth.service';
 import type { AuthenticatedUser } from './authenticated-user';
 import { CredentialsDto, TokenDto } from './dto/credentials.dto';
+import { SecretResponse } from '../common/http/compression';
 import { ApiLoginRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit/api-rate-limit.decorator';
 import { TokenService } from './token.service';
 import { CurrentUser, UserAuth } from './user-auth.decorator';
@@ -23,7 +24,7 @@ export class AuthController {
 
   @Post('auth/token')
   @Public()
-  @Header('Cache-Control', 'no-store')
+  @SecretResponse()
   @ApiOperation({
     operationId: 'getToken',
     summary: 'Get a token',

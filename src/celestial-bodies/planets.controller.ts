@@ -15,6 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import { Public } from '../common/auth/auth-policy';
+import { EntityTagged } from '../common/http/compression';
 import { etagOfHash, ifNoneMatchHit } from '../common/http/etag';
 import { absoluteUrl, locationHeader } from '../common/http/location';
 import { AcceptsMultipart } from '../common/http/multipart';
@@ -112,6 +113,7 @@ export class PlanetsController {
   }
 
   @Get(':planetId')
+  @EntityTagged()
   @Public()
   @ApiOperation({
     operationId: 'getPlanet',
@@ -140,6 +142,7 @@ export class PlanetsController {
   }
 
   @Put(':planetId')
+  @EntityTagged()
   @UserAuth()
   @ApiOperation({
     operationId: 'updatePlanet',

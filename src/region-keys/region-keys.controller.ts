@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { absoluteUrl, locationHeader } from '../common/http/location';
 import { NOT_FOUND, VALIDATION } from '../common/problem/problem-types';
 import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger/api-problems.decorator';
+import { SecretResponse } from '../common/http/compression';
 import { UuidParam } from '../common/validation/uuid-param';
 import { AppConfig } from '../config/app-config';
 import { CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
@@ -49,7 +50,7 @@ export class RegionKeysController {
 
   @Post('region/api-keys')
   @RequiresPermission('keys:write')
-  @Header('Cache-Control', 'no-store')
+  @SecretResponse()
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Create an API key',
@@ -104,7 +105,7 @@ export class RegionKeysController {
 
   @Post('region/api-keys/:id/roll')
   @RequiresPermission('keys:write')
-  @Header('Cache-Control', 'no-store')
+  @SecretResponse()
   @ApiOperation({
     operationId: 'rollApiKey',
     summary: 'Roll an API key',

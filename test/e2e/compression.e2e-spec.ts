@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { newRegion, startTestApp, type TestApp } from '../support/test-app';
 import { newUser, type UserFixture } from '../support/users';
@@ -122,5 +124,14 @@ describe('is never applied to', () => {
     const again = await get(`/planets/${planet.id}/image`, { 'accept-encoding': 'gzip', 'if-none-match': String(image.headers.etag) });
     expect(again.statusCode).toBe(304);
     expect(again.headers.etag).toBe(image.headers.etag);
+  });
+
+  it('a secret goes out only through @SecretResponse(): no controller sets no-store any other way', () => {
+    // The routes that carry a secret are told apart as they are registered, not per response:
+    // a no-store header set by hand would leave its route compressed.
+    const root = join(__dirname, '../../src');
+    const sources = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== join('common', 'http', 'compression.ts'));
+    const byHand = sources.filter((f) => /no-store/.test(readFileSync(join(root, f), 'utf8')));
+    expect(byHand).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
 import fastifyCompress from '@fastify/compress';
+import { applyDecorators, Header } from '@nestjs/common';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { CONTENT_CODINGS, etagForCoding } from './etag';
@@ -6,66 +8,75 @@ import { CONTENT_CODINGS, etagForCoding } from './etag';
 /** Smaller bodies are sent as they are: compressing them saves too little to pay for itself. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
-// What @fastify/compress compresses (its default): text, JSON and XML types.
-const COMPRESSIBLE = /^text\/(?!event-stream)|[+/](?:json|text|xml)(?:;|$)/;
+/** Route flags (Fastify route config), read once as each route is added. */
+const SECRET = 'carriesSecret';
+const ENTITY_TAGGED = 'entityTagged';
+
+/** Adds a flag to the route's Fastify config, beside any other decorator's. */
+const routeFlag =
+  (flag: string): MethodDecorator =>
+  (_target, _key, descriptor) => {
+    const handler = descriptor.value as object;
+    const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown> | undefined) ?? {};
+    Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, [flag]: true }, handler);
+    return descriptor;
+  };
+
+/**
+ * For a response that carries a secret (a new or rolled API key, a token): `Cache-Control:
+ * no-store`, and never compressed. A secret compressed beside text an attacker can influence
+ * leaks through the compressed length (BREACH), so it goes out as it is.
+ */
+export const SecretResponse = () => applyDecorators(Header('Cache-Control', 'no-store'), routeFlag(SECRET));
+
+/**
+ * For a route that sends a strong ETag: a compressed response is a representation of its
+ * own, so its tag gets the coding appended ("abc" becomes "abc-gzip"); conditional requests
+ * accept either (see etag.ts).
+ */
+export const EntityTagged = () => routeFlag(ENTITY_TAGGED);
 
 /**
  * Compresses response bodies of at least 1 KiB with br or gzip, when the request's
- * Accept-Encoding allows one (the client's preference first, br on a tie). Never:
+ * Accept-Encoding allows one (the client's preference first, br on a tie), and then says
+ * `Vary: accept-encoding`. Never routes marked SecretResponse, nor images (already
+ * compressed by their formats; their types are not compressible here). Request bodies are
+ * not decompressed: the API takes plain JSON only.
  *
- * - responses sent with `Cache-Control: no-store`, which are those carrying a secret (a new
- *   or rolled API key, a token). A secret compressed beside text an attacker can influence
- *   leaks through the compressed length (BREACH), so they go out as they are;
- * - images, already compressed by their formats (their types are not compressible here).
- *
- * A compressed response is a representation of its own, so its strong ETag gets the coding
- * appended ("abc" becomes "abc-gzip"); conditional requests accept either (see etag.ts).
- * Every response that could be compressed says `Vary: accept-encoding`, compressed or not,
- * so that a cache does not hand a gzip body to a client that did not ask for one, or the
- * reverse. Request bodies are not decompressed: the API takes plain JSON only.
+ * Each route's treatment is settled once, as the route is added, so that no hook of this
+ * module runs on the way out of every response; `Vary` is set with the standard headers.
  */
 export async function registerCompression(app: NestFastifyApplication): Promise<void> {
+  // Before the plugin's own onRoute hook, which leaves a route with `compress: false` alone.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (route) => {
+      const config = route.config as Record<string, unknown> | undefined;
+      if (config?.[SECRET]) route.compress = false;
+    });
   await app.register(fastifyCompress, {
     encodings: [...CONTENT_CODINGS],
     threshold: COMPRESSION_THRESHOLD_BYTES,
     globalDecompression: false,
   });
-  // The plugin puts its onSend hook on each route as the route is added; these go around it.
+  // After the plugin's hook, which puts its onSend hook on the route.
   app
     .getHttpAdapter()
     .getInstance()
     .addHook('onRoute', (route) => {
+      const config = route.config as Record<string, unknown> | undefined;
+      if (!config?.[ENTITY_TAGGED]) return;
       const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
-      route.onSend = [beforeCompression, ...own, afterCompression];
+      route.onSend = [...own, tagCodedRepresentation as onSendHookHandler];
     });
 }
 
-const beforeCompression: onSendHookHandler = async (request: FastifyRequest, reply: FastifyReply, payload) => {
-  if (/(?:^|,)\s*no-store\s*(?:,|$)/i.test(String(reply.getHeader('cache-control') ?? ''))) {
-    // The plugin's own switch for leaving a response as it is.
-    request.headers['x-no-compression'] = 'no-store';
-    return payload;
-  }
-  const type = reply.getHeader('content-type');
-  if (type === undefined || COMPRESSIBLE.test(String(type))) addVary(reply, 'accept-encoding');
-  return payload;
-};
-
-const afterCompression: onSendHookHandler = async (_request, reply, payload) => {
+function tagCodedRepresentation(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {
   const coding = reply.getHeader('content-encoding');
-  const etag = reply.getHeader('etag');
-  if (typeof coding === 'string' && coding !== 'identity' && typeof etag === 'string') reply.header('ETag', etagForCoding(etag, coding));
-  return payload;
-};
-
-function addVary(reply: FastifyReply, field: string): void {
-  const current = reply.getHeader('vary');
-  if (current === undefined || current === '') {
-    reply.header('Vary', field);
-    return;
+  if (typeof coding === 'string' && coding !== 'identity') {
+    const etag = reply.getHeader('etag');
+    if (typeof etag === 'string') reply.header('ETag', etagForCoding(etag, coding));
   }
-  const fields = String(current)
-    .split(',')
-    .map((f) => f.trim().toLowerCase());
-  if (!fields.includes('*') && !fields.includes(field.toLowerCase())) reply.header('Vary', `${String(current)}, ${field}`);
+  done(null, payload);
 }

@@ -38,6 +38,9 @@ export function environmentHeadersOf(environment: 'live' | 'sandbox'): Record<st
 export function applyStandardHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Request-ID', request.id);
   reply.headers(SECURITY_HEADERS);
+  // Any response may be sent compressed or not by the client's Accept-Encoding (see
+  // compression.ts); said here once, rather than by a hook on every response's way out.
+  reply.header('Vary', 'accept-encoding');
 }
 
 /** Headers every response carries, errors, 404s and CORS preflights included. */
