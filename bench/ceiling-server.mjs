@@ -22,21 +22,19 @@ import { Catch, Controller, Delete, Get, Header, HttpCode, HttpException, Module
 import { NestFactory } from '@nestjs/core';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { Redis } from 'ioredis';
 import { Strategy as CustomStrategy } from 'passport-custom';
 import { BasicStrategy as HttpBasicStrategy } from 'passport-http';
 import { Strategy as JwtStrategyBase } from 'passport-jwt';
-import pg from 'pg';
 import { createSecretKey } from 'node:crypto';
 import { registerCompression } from '../dist/src/common/http/compression.js';
 import { absoluteUrl } from '../dist/src/common/http/location.js';
 import { createRootLogger, OneLinePerRequest } from '../dist/src/common/logging/logger.js';
 import {
   API_KEY_CHALLENGE,
-  basicSignIn,
   createKey,
   findCaller,
   parseCreateBody,
+  plainBackends,
   planetsPage,
   regionJson,
   requestIdOf,
@@ -49,12 +47,7 @@ import {
 } from './lib/plain-sql.mjs';
 
 const env = process.env;
-const LAST_USED_RESOLUTION_MS = Number(env.API_KEY_LAST_USED_RESOLUTION_SECONDS ?? 60) * 1000;
-const MAX_KEYS = Number(env.MAX_API_KEYS_PER_REGION ?? 100);
-
-const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DATABASE_POOL_SIZE ?? 10) });
-const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-const signInBasic = await basicSignIn({ pool, redis, env });
+const { pool, redis, signInBasic, lastUsedResolutionMs: LAST_USED_RESOLUTION_MS, maxKeys: MAX_KEYS } = await plainBackends(env);
 
 /** A refusal the filter answers with a problem document. */
 class Problem extends Error {

@@ -5,36 +5,17 @@
 // service, and one log line per request through the service's own pino logger and line
 // (LOG_LEVEL as the service reads it; stdout, as the service writes). Scenarios 7a and 7b
 // compare the service with it. GET /health answers for start-up only.
-import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { isWellFormedApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { createRootLogger, OneLinePerRequest } from '../dist/src/common/logging/logger.js';
+import { API_KEY_CHALLENGE, problem, requestIdOf, SECURITY_HEADERS } from './lib/plain-sql.mjs';
 
 const env = process.env;
-const SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': "frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-resource-policy': 'same-origin',
-};
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
-
-function problem(reply, request, status, slug, title, detail, headers = {}) {
-  return reply
-    .code(status)
-    .headers(headers)
-    .type('application/problem+json; charset=utf-8')
-    .send({ type: `/problems/${slug}`, title, status, detail, instance: request.url.split('?')[0] });
-}
 
 const app = Fastify({
   loggerInstance: createRootLogger({ level: env.LOG_LEVEL ?? 'info' }),
   logController: new OneLinePerRequest(),
-  genReqId: (req) => {
-    const sent = req.headers['x-request-id'];
-    return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
-  },
+  genReqId: requestIdOf,
 });
 app.addHook('onRequest', async (request, reply) => {
   reply.header('x-request-id', request.id);
@@ -50,7 +31,7 @@ const KNOWN_KEYS = new Set();
 
 app.get('/auth/regions/me', async (request, reply) => {
   const presented = request.headers['x-api-key'];
-  const challenge = { 'www-authenticate': 'ApiKey header="X-API-Key"' };
+  const challenge = { 'www-authenticate': API_KEY_CHALLENGE };
   if (typeof presented !== 'string' || presented.length === 0) {
     return problem(reply, request, 401, 'unauthenticated', 'Authentication required', 'Send your region API key in the X-API-Key header.', challenge);
   }

@@ -16,15 +16,14 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import fastifyCompress from '@fastify/compress';
 import Fastify from 'fastify';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { absoluteUrl } from '../dist/src/common/http/location.js';
 import {
   API_KEY_CHALLENGE,
-  basicSignIn,
   createKey,
   findCaller,
   parseCreateBody,
+  plainBackends,
+  problem,
   planetsPage,
   regionJson,
   requestIdOf,
@@ -37,22 +36,10 @@ import {
 } from './lib/plain-sql.mjs';
 
 const env = process.env;
-const LAST_USED_RESOLUTION_MS = Number(env.API_KEY_LAST_USED_RESOLUTION_SECONDS ?? 60) * 1000;
-const MAX_KEYS = Number(env.MAX_API_KEYS_PER_REGION ?? 100);
-
-const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DATABASE_POOL_SIZE ?? 10) });
-const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+const { pool, redis, signInBasic, lastUsedResolutionMs: LAST_USED_RESOLUTION_MS, maxKeys: MAX_KEYS } = await plainBackends(env);
 // A key object: createHmac converts a Buffer key on every call.
 const jwtKey = createSecretKey(Buffer.from(env.JWT_SECRET, 'utf8'));
-const signInBasic = await basicSignIn({ pool, redis, env });
 
-function problem(reply, request, status, slug, title, detail, headers = {}) {
-  return reply
-    .code(status)
-    .headers(headers)
-    .type('application/problem+json; charset=utf-8')
-    .send({ type: `/problems/${slug}`, title, status, detail, instance: request.url.split('?')[0] });
-}
 
 const app = Fastify({ logger: false, bodyLimit: 64 * 1024, genReqId: requestIdOf });
 await app.register(fastifyCompress, { encodings: ['br', 'gzip'], threshold: 1024, globalDecompression: false });

@@ -4,6 +4,8 @@
 // other, and from the service, is the HTTP stack around the same queries.
 import { createHash, createHmac, createSecretKey, randomBytes, randomUUID } from 'node:crypto';
 import bcrypt from 'bcrypt';
+import { Redis } from 'ioredis';
+import pg from 'pg';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from '../../dist/src/region-keys/api-key-codec.js';
 
 export const SECURITY_HEADERS = {
@@ -19,6 +21,31 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 export function requestIdOf(req) {
   const sent = req.headers['x-request-id'];
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+/** A problem document, as the service answers a refusal. */
+export function problem(reply, request, status, slug, title, detail, headers = {}) {
+  return reply
+    .code(status)
+    .headers(headers)
+    .type('application/problem+json; charset=utf-8')
+    .send({ type: `/problems/${slug}`, title, status, detail, instance: request.url.split('?')[0] });
+}
+
+/**
+ * What the reference and the ceiling open from the service's settings: the pool, Redis,
+ * Basic sign-in, and the key settings they apply.
+ */
+export async function plainBackends(env) {
+  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: Number(env.DATABASE_POOL_SIZE ?? 10) });
+  const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  return {
+    pool,
+    redis,
+    signInBasic: await basicSignIn({ pool, redis, env }),
+    lastUsedResolutionMs: Number(env.API_KEY_LAST_USED_RESOLUTION_SECONDS ?? 60) * 1000,
+    maxKeys: Number(env.MAX_API_KEYS_PER_REGION ?? 100),
+  };
 }
 
 export const API_KEY_CHALLENGE = 'ApiKey header="X-API-Key"';

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
+import type { Exchange } from '../client/support';
 
 /**
  * The tier a client of the API stands on: types generated from the committed openapi.json
@@ -27,15 +28,6 @@ interface Operation {
 interface Document {
   security?: Record<string, string[]>[];
   paths: Record<string, Record<string, Operation>>;
-}
-/** What test/client/support.ts records of each call. */
-interface Exchange {
-  method: string;
-  schemaPath: string;
-  url: string;
-  status: number;
-  headers: Record<string, string>;
-  body: string;
 }
 
 const document = JSON.parse(readFileSync('openapi.json', 'utf8')) as Document;
