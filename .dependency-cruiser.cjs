@@ -6,8 +6,44 @@
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const SHARED = '^src/(common|config|database)/';
+/** The entry points: they wire the app together (main, app, app.module, cli, the feature lists) and tools/. */
+const ENTRY = '^src/([^/]+[.]ts$|tools/)';
 
 module.exports = {
+  /*
+   * What a file may import is an allowlist: every import must match one of these, else
+   * lint:deps fails with "not-in-allowed". A feature's index.ts is its public surface: what it
+   * offers the others. Each shared area (common/<area>/, config/, database/) has one too.
+   */
+  allowedSeverity: 'error',
+  allowed: [
+    {
+      comment: 'Packages and Node built-ins (the forbidden rules below still apply to them).',
+      from: {},
+      to: { path: '^node_modules/' },
+    },
+    { from: {}, to: { dependencyTypes: ['core'] } },
+    {
+      comment: 'Anything in its own folder: a feature inside itself, a shared area inside itself.',
+      from: { path: '^src/([^/]+)/' },
+      to: { path: '^src/$1/' },
+    },
+    {
+      comment: 'The shared folders among themselves (the forbidden rules keep them below the features).',
+      from: { path: SHARED },
+      to: { path: SHARED },
+    },
+    {
+      comment: 'A feature (and an entry point) uses a shared area or another feature only through its front door.',
+      from: { path: '^src/' },
+      to: { path: ['^src/common/[^/]+/index[.]ts$', '^src/(config|database)/index[.]ts$', '^src/[^/]+/index[.]ts$'] },
+    },
+    {
+      comment: 'The entry points wire the app: the shared modules and bootstrapping too, and each other.',
+      from: { path: ENTRY },
+      to: { path: [SHARED, '^src/[^/]+[.]ts$'] },
+    },
+  ],
   forbidden: [
     {
       name: 'shared-imports-no-feature',
@@ -17,16 +53,34 @@ module.exports = {
       to: { path: '^src/', pathNot: SHARED },
     },
     {
-      name: 'no-foreign-repository-entity-or-migration',
+      name: 'dto-below-the-service',
       comment:
-        "A feature uses another only through what that module exports (its services, decorators, DTOs): never its repository, entities or migrations.",
+        "DTOs are the HTTP shapes the controller maps to and from: they may use the feature's types and constants, never its service, controller or module (the service's answer types live in <feature>.types.ts).",
       severity: 'error',
-      from: { path: '^src/([^/]+)/' },
-      to: { path: '^src/[^/]+/(entities/|migrations/|[^/]+[.]repository[.]ts$)', pathNot: '^src/$1/' },
+      from: { path: ['^src/.+/dto/', '[.]dto[.]ts$'] },
+      to: { path: '^src/.+[.](service|controller|module)[.]ts$' },
+    },
+    {
+      name: 'typeorm-only-in-repositories',
+      comment:
+        "Services (and sample-data.ts) hold the rules, not the ORM: they run transactions through database/'s UnitOfWork and reach the tables through their repositories. TypeORM is imported by repositories, entities, migrations and database/ (and the parts of common/ that read its errors and pool), by no service.",
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: [
+          '^src/database/',
+          '^src/common/(?!.*[.]service[.]ts$)',
+          '[.]repository[.]ts$',
+          '/entities/[^/]+[.]entity[.]ts$',
+          '/migrations/[^/]+[.]ts$',
+        ],
+      },
+      to: { path: '^node_modules/(@nestjs/)?typeorm/' },
     },
     {
       name: 'no-import-of-the-app',
-      comment: 'Only the entry points (main, app, app.module, cli, tools/) wire modules together; nothing else imports them.',
+      comment:
+        'Only the entry points (main, app, app.module, cli, tools/) wire modules together; nothing else imports them.',
       severity: 'error',
       from: { path: '^src/[^/]+/', pathNot: '^src/tools/' },
       to: { path: '^src/[^/]+[.]ts$' },
@@ -62,6 +116,9 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
+    // Modules keep the path they have here where node_modules is a link (the scaffold's test
+    // links it into a copy of the repository), so that the rules' node_modules/ paths match.
+    preserveSymlinks: true,
     tsConfig: { fileName: 'tsconfig.json' },
     // Resolve packages as Node does for this CommonJS build (some packages declare only
     // "exports", which the default conditions do not reach).

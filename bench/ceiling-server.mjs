@@ -18,7 +18,20 @@
 // service's own pino logger and one-line-per-request log controller log each request
 // (LOG_LEVEL, stdout). Decorators are applied by hand: this file is plain JavaScript.
 import 'reflect-metadata';
-import { Catch, Controller, Delete, Get, Header, HttpCode, HttpException, Module, Post, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  Catch,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  HttpException,
+  Module,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -47,7 +60,13 @@ import {
 } from './lib/plain-sql.mjs';
 
 const env = process.env;
-const { pool, redis, signInBasic, lastUsedResolutionMs: LAST_USED_RESOLUTION_MS, maxKeys: MAX_KEYS } = await plainBackends(env);
+const {
+  pool,
+  redis,
+  signInBasic,
+  lastUsedResolutionMs: LAST_USED_RESOLUTION_MS,
+  maxKeys: MAX_KEYS,
+} = await plainBackends(env);
 
 /** A refusal the filter answers with a problem document. */
 class Problem extends Error {
@@ -56,11 +75,24 @@ class Problem extends Error {
     Object.assign(this, { status, slug, title, headers });
   }
 }
-const keyRefused = () => new Problem(401, 'unauthenticated', 'Authentication required', 'Send a valid, active region API key in the X-API-Key header.', { 'www-authenticate': API_KEY_CHALLENGE });
+const keyRefused = () =>
+  new Problem(
+    401,
+    'unauthenticated',
+    'Authentication required',
+    'Send a valid, active region API key in the X-API-Key header.',
+    { 'www-authenticate': API_KEY_CHALLENGE },
+  );
 const userRefused = () =>
-  new Problem(401, 'unauthenticated', 'Authentication required', 'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.', {
-    'www-authenticate': USER_CHALLENGE,
-  });
+  new Problem(
+    401,
+    'unauthenticated',
+    'Authentication required',
+    'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.',
+    {
+      'www-authenticate': USER_CHALLENGE,
+    },
+  );
 const invalid = (detail) => new Problem(400, 'validation', 'Invalid request', detail);
 
 class ProblemFilter {
@@ -75,7 +107,12 @@ class ProblemFilter {
       problem =
         status === 404
           ? new Problem(404, 'not-found', 'Not found', exception.message)
-          : new Problem(500, 'internal', 'Internal server error', 'The server failed to handle the request. It has been logged.');
+          : new Problem(
+              500,
+              'internal',
+              'Internal server error',
+              'The server failed to handle the request. It has been logged.',
+            );
       if (status === 500) request.log.error({ err: exception }, 'request failed');
     }
     const { status, slug, title, message: detail, headers } = problem;
@@ -111,7 +148,10 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 class JwtStrategy extends PassportStrategy(JwtStrategyBase, 'jwt') {
   constructor() {
     super({
-      jwtFromRequest: (request) => (typeof request.headers.authorization === 'string' ? (BEARER.exec(request.headers.authorization)?.[1] ?? null) : null),
+      jwtFromRequest: (request) =>
+        typeof request.headers.authorization === 'string'
+          ? (BEARER.exec(request.headers.authorization)?.[1] ?? null)
+          : null,
       // A key object: given a string, jsonwebtoken tries it as a public key first on every request.
       secretOrKey: createSecretKey(Buffer.from(env.JWT_SECRET, 'utf8')),
       algorithms: ['HS256'],
@@ -160,7 +200,13 @@ class RegionKeysController {
     const { error, description } = parseCreateBody(request.body);
     if (error) throw invalid('The request has invalid or unexpected values; see errors.');
     const created = await createKey(pool, request.user.rows, description, originOf(request), MAX_KEYS);
-    if (!created) throw new Problem(409, 'api-key-limit', 'Too many API keys', `A region can hold at most ${MAX_KEYS} active API keys.`);
+    if (!created)
+      throw new Problem(
+        409,
+        'api-key-limit',
+        'Too many API keys',
+        `A region can hold at most ${MAX_KEYS} active API keys.`,
+      );
     reply.header('location', absoluteUrl(request, undefined, `/auth/region/api-keys/${created.id}`));
     return created;
   }
@@ -169,13 +215,25 @@ class RegionKeysController {
     const { id } = request.params;
     if (!UUID.test(id)) throw invalid('id must be a UUID.');
     const outcome = await revokeKey(pool, request.user.rows, id, originOf(request));
-    if (outcome === 'not-found') throw new Problem(404, 'not-found', 'Not found', 'No active API key with this id exists in your region.');
-    if (outcome === 'last') throw new Problem(409, 'last-api-key', 'Cannot delete the last API key', 'A region must keep at least one active API key.');
+    if (outcome === 'not-found')
+      throw new Problem(404, 'not-found', 'Not found', 'No active API key with this id exists in your region.');
+    if (outcome === 'last')
+      throw new Problem(
+        409,
+        'last-api-key',
+        'Cannot delete the last API key',
+        'A region must keep at least one active API key.',
+      );
   }
 }
 Reflect.decorate([Controller('auth')], RegionKeysController);
 route(RegionKeysController, 'getMyRegion', [Get('regions/me'), UseGuards(ApiKeyGuard)]);
-route(RegionKeysController, 'createKey', [Post('region/api-keys'), UseGuards(ApiKeyGuard), Header('Cache-Control', 'no-store')], [Req(), Res({ passthrough: true })]);
+route(
+  RegionKeysController,
+  'createKey',
+  [Post('region/api-keys'), UseGuards(ApiKeyGuard), Header('Cache-Control', 'no-store')],
+  [Req(), Res({ passthrough: true })],
+);
 route(RegionKeysController, 'revokeKey', [Delete('region/api-keys/:id'), UseGuards(ApiKeyGuard), HttpCode(204)]);
 
 class MeController {

@@ -33,10 +33,26 @@ app.get('/auth/regions/me', async (request, reply) => {
   const presented = request.headers['x-api-key'];
   const challenge = { 'www-authenticate': API_KEY_CHALLENGE };
   if (typeof presented !== 'string' || presented.length === 0) {
-    return problem(reply, request, 401, 'unauthenticated', 'Authentication required', 'Send your region API key in the X-API-Key header.', challenge);
+    return problem(
+      reply,
+      request,
+      401,
+      'unauthenticated',
+      'Authentication required',
+      'Send your region API key in the X-API-Key header.',
+      challenge,
+    );
   }
   if (!isWellFormedApiKey(presented) || !KNOWN_KEYS.has(presented)) {
-    return problem(reply, request, 401, 'unauthenticated', 'Authentication required', 'Send a valid, active region API key in the X-API-Key header.', challenge);
+    return problem(
+      reply,
+      request,
+      401,
+      'unauthenticated',
+      'Authentication required',
+      'Send a valid, active region API key in the X-API-Key header.',
+      challenge,
+    );
   }
   return reply.code(500).send();
 });

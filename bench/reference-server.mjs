@@ -36,10 +36,15 @@ import {
 } from './lib/plain-sql.mjs';
 
 const env = process.env;
-const { pool, redis, signInBasic, lastUsedResolutionMs: LAST_USED_RESOLUTION_MS, maxKeys: MAX_KEYS } = await plainBackends(env);
+const {
+  pool,
+  redis,
+  signInBasic,
+  lastUsedResolutionMs: LAST_USED_RESOLUTION_MS,
+  maxKeys: MAX_KEYS,
+} = await plainBackends(env);
 // A key object: createHmac converts a Buffer key on every call.
 const jwtKey = createSecretKey(Buffer.from(env.JWT_SECRET, 'utf8'));
-
 
 const app = Fastify({ logger: false, bodyLimit: 64 * 1024, genReqId: requestIdOf });
 await app.register(fastifyCompress, { encodings: ['br', 'gzip'], threshold: 1024, globalDecompression: false });
@@ -57,9 +62,17 @@ app.setNotFoundHandler((request, reply) =>
 async function authenticateKey(request, reply) {
   const rows = await findCaller(pool, request.headers['x-api-key'], LAST_USED_RESOLUTION_MS);
   if (rows) return rows;
-  problem(reply, request, 401, 'unauthenticated', 'Authentication required', 'Send a valid, active region API key in the X-API-Key header.', {
-    'www-authenticate': API_KEY_CHALLENGE,
-  });
+  problem(
+    reply,
+    request,
+    401,
+    'unauthenticated',
+    'Authentication required',
+    'Send a valid, active region API key in the X-API-Key header.',
+    {
+      'www-authenticate': API_KEY_CHALLENGE,
+    },
+  );
   return null;
 }
 
@@ -74,10 +87,29 @@ app.post('/auth/region/api-keys', async (request, reply) => {
   const rows = await authenticateKey(request, reply);
   if (!rows) return reply;
   const { error, description } = parseCreateBody(request.body);
-  if (error) return problem(reply, request, 400, 'validation', 'Invalid request', 'The request has invalid or unexpected values; see errors.');
+  if (error)
+    return problem(
+      reply,
+      request,
+      400,
+      'validation',
+      'Invalid request',
+      'The request has invalid or unexpected values; see errors.',
+    );
   const created = await createKey(pool, rows, description, originOf(request), MAX_KEYS);
-  if (!created) return problem(reply, request, 409, 'api-key-limit', 'Too many API keys', `A region can hold at most ${MAX_KEYS} active API keys.`);
-  reply.code(201).header('cache-control', 'no-store').header('location', absoluteUrl(request, undefined, `/auth/region/api-keys/${created.id}`));
+  if (!created)
+    return problem(
+      reply,
+      request,
+      409,
+      'api-key-limit',
+      'Too many API keys',
+      `A region can hold at most ${MAX_KEYS} active API keys.`,
+    );
+  reply
+    .code(201)
+    .header('cache-control', 'no-store')
+    .header('location', absoluteUrl(request, undefined, `/auth/region/api-keys/${created.id}`));
   return created;
 });
 
@@ -87,8 +119,24 @@ app.delete('/auth/region/api-keys/:id', async (request, reply) => {
   const { id } = request.params;
   if (!UUID.test(id)) return problem(reply, request, 400, 'validation', 'Invalid request', 'id must be a UUID.');
   const outcome = await revokeKey(pool, rows, id, originOf(request));
-  if (outcome === 'not-found') return problem(reply, request, 404, 'not-found', 'Not found', 'No active API key with this id exists in your region.');
-  if (outcome === 'last') return problem(reply, request, 409, 'last-api-key', 'Cannot delete the last API key', 'A region must keep at least one active API key.');
+  if (outcome === 'not-found')
+    return problem(
+      reply,
+      request,
+      404,
+      'not-found',
+      'Not found',
+      'No active API key with this id exists in your region.',
+    );
+  if (outcome === 'last')
+    return problem(
+      reply,
+      request,
+      409,
+      'last-api-key',
+      'Cannot delete the last API key',
+      'A region must keep at least one active API key.',
+    );
   return reply.code(204).send();
 });
 

@@ -17,15 +17,27 @@
 //   DATABASE_URL=postgres://…  REDIS_URL=redis://…   (defaults: this machine's)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { pickLoadGenerator } from './load/index.mjs';
-import { cpuSeconds, freePort, rssMb, startNode } from './lib/processes.mjs';
-import { check, cpuRatio, fmt, keyValueTable, median, roundRatio, scenarioTable, summarise, targetTable, writeSection } from './lib/report.mjs';
+import { freePort, rssMb, startNode } from './lib/processes.mjs';
+import {
+  check,
+  cpuRatio,
+  fmt,
+  keyValueTable,
+  median,
+  roundRatio,
+  scenarioTable,
+  summarise,
+  targetTable,
+  writeSection,
+} from './lib/report.mjs';
 import { fillRegion, revokeFlowLeftovers, seedOtherKeys, seedPlanets, signUp, withClient } from './lib/seed.mjs';
+import { measure, productionEnv, serveFlags as serveFlagsOf } from './lib/service.mjs';
 import { summariseProfile } from './lib/profile-summary.mjs';
 
 const env = process.env;
@@ -68,27 +80,17 @@ const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }
 const load = pickLoadGenerator();
 const log = (line) => console.log(line);
 
-/** The service's settings, as production would have them. */
-const serviceEnv = (overrides = {}) => ({
-  NODE_ENV: 'production',
-  JWT_SECRET: jwtSecret,
-  DATABASE_URL: databaseUrl,
-  REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  REDIS_KEY_PREFIX: `${dbName}:`,
-  LOG_LEVEL: 'warn',
-  INITIAL_REGION_API_KEY: initialKey,
-  SEED_SAMPLE_DATA: 'false',
-  ...overrides,
-});
+const serviceEnv = (overrides = {}) => ({ ...productionEnv({ databaseUrl, jwtSecret, initialKey }), ...overrides });
 const jwtSecret = randomBytes(32).toString('hex');
 const initialKey = generateApiKey();
 // The service starts as `npm start` starts it: `npm run serve`, `node <V8 settings> dist/src/main.js`.
-// (A checkout without that script runs plain `node dist/src/main.js`.)
-const { serve = 'node dist/src/main.js' } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
-const serveFlags = serve.split(/\s+/).slice(1, -1);
+const serveFlags = serveFlagsOf(root);
 // Metrics on, as in production, each service on a port of its own (the default one would clash).
 const startService = async (overrides = {}, nodeArgs = []) =>
-  startNode({ args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')], env: serviceEnv({ METRICS_PORT: String(await freePort()), ...overrides }) });
+  startNode({
+    args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')],
+    env: serviceEnv({ METRICS_PORT: String(await freePort()), ...overrides }),
+  });
 
 const started = [];
 const tempDirs = [];
@@ -103,16 +105,14 @@ const keep = (proc) => (started.push(proc), proc);
  * Drives a server with a scenario's requests for `seconds`; adds the server's CPU time per
  * request (cpuUs), which other work on a shared machine disturbs far less than req/s.
  */
-async function drive(target, scenario, seconds) {
-  const before = cpuSeconds(target.child.pid);
-  const result = await load.run({
+function drive(target, scenario, seconds) {
+  return measure(load, target, {
     url: target.url + scenario.path,
     seconds,
     connections: CONNECTIONS,
     headers: scenario.headers?.() ?? {},
     flow: scenario.flow,
   });
-  return { ...result, cpuUs: ((cpuSeconds(target.child.pid) - before) * 1e6) / result.requests };
 }
 
 try {
@@ -129,7 +129,12 @@ try {
   const referenceEnv = { ...serviceEnv(), DATABASE_POOL_SIZE: '10' };
 
   const scenarios = [
-    { id: '1', name: 'GET /auth/regions/me (region with 5 keys)', path: '/auth/regions/me', headers: () => ({ 'x-api-key': mainKey }) },
+    {
+      id: '1',
+      name: 'GET /auth/regions/me (region with 5 keys)',
+      path: '/auth/regions/me',
+      headers: () => ({ 'x-api-key': mainKey }),
+    },
     {
       id: '2',
       name: `same, ${OTHER_KEYS.toLocaleString('en-US')} keys in the table`,
@@ -139,8 +144,17 @@ try {
     },
     { id: '3', name: 'GET /me, Bearer', path: '/me', headers: () => ({ authorization: `Bearer ${user.token}` }) },
     { id: '4', name: 'GET /me, Basic (warm)', path: '/me', headers: () => ({ authorization: user.basic }) },
-    { id: '5', name: `GET /planets?limit=100 (${PLANETS.toLocaleString('en-US')} planets, 2 satellites each)`, path: '/planets?limit=100' },
-    { id: '5z', name: 'same, Accept-Encoding: gzip', path: '/planets?limit=100', headers: () => ({ 'accept-encoding': 'gzip' }) },
+    {
+      id: '5',
+      name: `GET /planets?limit=100 (${PLANETS.toLocaleString('en-US')} planets, 2 satellites each)`,
+      path: '/planets?limit=100',
+    },
+    {
+      id: '5z',
+      name: 'same, Accept-Encoding: gzip',
+      path: '/planets?limit=100',
+      headers: () => ({ 'accept-encoding': 'gzip' }),
+    },
     {
       id: '6',
       name: 'POST then DELETE /auth/region/api-keys',
@@ -149,7 +163,13 @@ try {
       headers: () => ({ 'x-api-key': mainKey }),
       after: () => revokeFlowLeftovers(databaseUrl, regionId),
     },
-    { id: '7a', name: '404 problem: unknown path', path: '/no/such/route', against: ['problem', 'ceiling'], status: 404 },
+    {
+      id: '7a',
+      name: '404 problem: unknown path',
+      path: '/no/such/route',
+      against: ['problem', 'ceiling'],
+      status: 404,
+    },
     {
       id: '7b',
       name: '401 problem: malformed key',
@@ -168,12 +188,22 @@ try {
   } else {
     // Under the service's V8 memory settings too: the comparison is of the code, not of heap sizes.
     const servers = {
-      reference: keep(await startNode({ args: [...serveFlags, join(root, 'bench/reference-server.mjs')], env: referenceEnv })),
-      ceiling: keep(await startNode({ args: [...serveFlags, join(root, 'bench/ceiling-server.mjs')], env: referenceEnv })),
-      problem: keep(await startNode({ args: [...serveFlags, join(root, 'bench/problem-server.mjs')], env: referenceEnv })),
+      reference: keep(
+        await startNode({ args: [...serveFlags, join(root, 'bench/reference-server.mjs')], env: referenceEnv }),
+      ),
+      ceiling: keep(
+        await startNode({ args: [...serveFlags, join(root, 'bench/ceiling-server.mjs')], env: referenceEnv }),
+      ),
+      problem: keep(
+        await startNode({ args: [...serveFlags, join(root, 'bench/problem-server.mjs')], env: referenceEnv }),
+      ),
     };
-    const helloServer = keep(await startNode({ args: [...serveFlags, join(root, 'bench/hello-server.mjs')], env: {}, readyPath: '/' }));
-    log(`Load: ${load.name}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per scenario and server; Node ${process.version}; ${cpus()[0].model} x${cpus().length}`);
+    const helloServer = keep(
+      await startNode({ args: [...serveFlags, join(root, 'bench/hello-server.mjs')], env: {}, readyPath: '/' }),
+    );
+    log(
+      `Load: ${load.name}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per scenario and server; Node ${process.version}; ${cpus()[0].model} x${cpus().length}`,
+    );
     const generatorCheck = await drive(helloServer, hello, SECONDS);
     log(`Load generator check: bare hello at ${fmt.int(generatorCheck.rps)} req/s`);
 
@@ -189,7 +219,10 @@ try {
     const rows = [];
     for (const scenario of scenarios) {
       await scenario.before?.();
-      const sides = [{ name: 'service', server: service, rounds: [] }, ...scenario.against.map((name) => ({ name, server: servers[name], rounds: [] }))];
+      const sides = [
+        { name: 'service', server: service, rounds: [] },
+        ...scenario.against.map((name) => ({ name, server: servers[name], rounds: [] })),
+      ];
       if (scenario.flow) await expectSameWrites(scenario, sides);
       else await expectSameAnswer(scenario, sides);
       const run = async (target, seconds) => {
@@ -207,12 +240,19 @@ try {
       const row = {
         scenario,
         service: serviceSide.rounds,
-        others: others.map(({ name, rounds }) => ({ name, rounds, ratio: roundRatio(serviceSide.rounds, rounds), cpu: cpuRatio(serviceSide.rounds, rounds) })),
+        others: others.map(({ name, rounds }) => ({
+          name,
+          rounds,
+          ratio: roundRatio(serviceSide.rounds, rounds),
+          cpu: cpuRatio(serviceSide.rounds, rounds),
+        })),
       };
       rows.push(row);
       const s = summarise(serviceSide.rounds);
       const ratios = row.others.map((o) => `${o.name} ${fmt.ratio(o.ratio)} (CPU ${fmt.ratio(o.cpu)})`).join(', ');
-      log(`  ${scenario.id.padEnd(3)} ${scenario.name.padEnd(58)} ${fmt.int(s.rps).padStart(7)} req/s  p99 ${fmt.ms(s.p99).padStart(6)} ms  ${fmt.int(s.cpuUs).padStart(5)} µs CPU/req  against ${ratios}`);
+      log(
+        `  ${scenario.id.padEnd(3)} ${scenario.name.padEnd(58)} ${fmt.int(s.rps).padStart(7)} req/s  p99 ${fmt.ms(s.p99).padStart(6)} ms  ${fmt.int(s.cpuUs).padStart(5)} µs CPU/req  against ${ratios}`,
+      );
     }
 
     // Leak check: the resident memory after the run, and after the same load once more.
@@ -239,36 +279,83 @@ try {
     const cpuOf = (id, name) => fmt.ratio(against(id, name)?.cpu);
     const vs = (id, name, atLeast) => ({ atLeast, note: cpuOf(id, name) });
     // Service CPU per request of scenario a over that of b: b's cost relative to a's.
-    const serviceCpu = (a, b) => (byId(a) && byId(b) ? fmt.ratio(summarise(byId(a).service).cpuUs / summarise(byId(b).service).cpuUs) : '–');
+    const serviceCpu = (a, b) =>
+      byId(a) && byId(b) ? fmt.ratio(summarise(byId(a).service).cpuUs / summarise(byId(b).service).cpuUs) : '–';
     const rssGrowth = rssAfterRepeat - rssAfterRun;
     const checks = [
       check('1: region, service / ceiling', ratioOf('1', 'ceiling'), vs('1', 'ceiling', 0.9)),
       check('1: region, service / reference', ratioOf('1', 'reference'), vs('1', 'reference', 0.8)),
       check('2: region among 100,000 keys, service / reference', ratioOf('2', 'reference'), vs('2', 'reference', 0.8)),
-      check('2 against 1 (service req/s)', serviceRps('2') / serviceRps('1'), { atLeast: 0.9, note: serviceCpu('1', '2') }),
+      check('2 against 1 (service req/s)', serviceRps('2') / serviceRps('1'), {
+        atLeast: 0.9,
+        note: serviceCpu('1', '2'),
+      }),
       check('3: /me Bearer, service / ceiling', ratioOf('3', 'ceiling'), vs('3', 'ceiling', 0.9)),
       check('3: /me Bearer, service / reference', ratioOf('3', 'reference'), vs('3', 'reference', 0.8)),
-      check('4 against 3: Basic (warm) / Bearer, service', serviceRps('4') / serviceRps('3'), { atLeast: 0.7, note: serviceCpu('3', '4') }),
-      check('32 first Basic requests at once: slowest / one alone', basicBurst.slowest / basicBurst.alone, { atMost: 2 }),
+      check('4 against 3: Basic (warm) / Bearer, service', serviceRps('4') / serviceRps('3'), {
+        atLeast: 0.7,
+        note: serviceCpu('3', '4'),
+      }),
+      check('32 first Basic requests at once: slowest / one alone', basicBurst.slowest / basicBurst.alone, {
+        atMost: 2,
+      }),
       check('5: planets page, service / reference', ratioOf('5', 'reference'), vs('5', 'reference', 0.6)),
-      check('5z: the same gzip-compressed (all), service / reference', ratioOf('5z', 'reference'), vs('5z', 'reference', 0.6)),
+      check(
+        '5z: the same gzip-compressed (all), service / reference',
+        ratioOf('5z', 'reference'),
+        vs('5z', 'reference', 0.6),
+      ),
       check('6: POST + DELETE, service / reference', ratioOf('6', 'reference'), vs('6', 'reference', 0.7)),
-      check('6: POST + DELETE, failed requests', byId('6') ? summarise(byId('6').service).non2xx + summarise(byId('6').service).errors : NaN, { atMost: 0, digits: 0 }),
+      check(
+        '6: POST + DELETE, failed requests',
+        byId('6') ? summarise(byId('6').service).non2xx + summarise(byId('6').service).errors : NaN,
+        { atMost: 0, digits: 0 },
+      ),
       check('7a: 404 problem, service / bare problem server', ratioOf('7a', 'problem'), vs('7a', 'problem', 0.7)),
       check('7b: 401 problem, service / bare problem server', ratioOf('7b', 'problem'), vs('7b', 'problem', 0.7)),
       // The cost of logging is CPU; throughput, far noisier here, goes in the table above.
-      check('LOG_LEVEL=info against warn, 1: region: CPU per request added', logging.region.cpu, { atMost: 0.15, note: fmt.ratio(logging.region.cpu) }),
-      check('LOG_LEVEL=info against warn, unknown path: CPU per request added', logging.cheap.cpu, { atMost: 0.15, note: fmt.ratio(logging.cheap.cpu) }),
-      check('Metrics on against METRICS_PORT=0, unknown path: CPU per request added', metrics.cheap.cpu, { atMost: 0.05, note: fmt.ratio(metrics.cheap.cpu) }),
-      ...(baseline ? [check(`${BASELINE_SCENARIO}: this build against BENCH_BASELINE: throughput lost`, baseline.rps, { atMost: 0.03, note: fmt.ratio(baseline.cpu) })] : []),
+      check('LOG_LEVEL=info against warn, 1: region: CPU per request added', logging.region.cpu, {
+        atMost: 0.15,
+        note: fmt.ratio(logging.region.cpu),
+      }),
+      check('LOG_LEVEL=info against warn, unknown path: CPU per request added', logging.cheap.cpu, {
+        atMost: 0.15,
+        note: fmt.ratio(logging.cheap.cpu),
+      }),
+      check('Metrics on against METRICS_PORT=0, unknown path: CPU per request added', metrics.cheap.cpu, {
+        atMost: 0.05,
+        note: fmt.ratio(metrics.cheap.cpu),
+      }),
+      ...(baseline
+        ? [
+            check(`${BASELINE_SCENARIO}: this build against BENCH_BASELINE: throughput lost`, baseline.rps, {
+              atMost: 0.03,
+              note: fmt.ratio(baseline.cpu),
+            }),
+          ]
+        : []),
       check('Resident memory after the whole bench (metrics on)', rssAtEnd, { atMost: 250, unit: ' MB', digits: 0 }),
-      check('Resident memory growth on a repeat', rssGrowth, { atMost: Math.max(10, rssAfterRun * 0.05), unit: ' MB', digits: 0 }),
+      check('Resident memory growth on a repeat', rssGrowth, {
+        atMost: Math.max(10, rssAfterRun * 0.05),
+        unit: ' MB',
+        digits: 0,
+      }),
       check('Start-up to healthy, PostgreSQL', startup.postgres, { atMost: 1500, unit: ' ms', digits: 0 }),
-      check('Start-up to healthy, existing embedded database', startup.embedded, { atMost: 2000, unit: ' ms', digits: 0 }),
+      check('Start-up to healthy, existing embedded database', startup.embedded, {
+        atMost: 2000,
+        unit: ' ms',
+        digits: 0,
+      }),
     ];
     const other = keyValueTable([
-      ['Load generator check: bare hello', `${fmt.int(generatorCheck.rps)} req/s, ${(generatorCheck.rps / fastestService).toFixed(1)}× the service's fastest scenario (${fmt.int(fastestService)} req/s)`],
-      ['32 first Basic requests of one user at once', `slowest ${fmt.int(basicBurst.slowest)} ms; one first request alone ${fmt.int(basicBurst.alone)} ms; all 200: ${basicBurst.allOk}`],
+      [
+        'Load generator check: bare hello',
+        `${fmt.int(generatorCheck.rps)} req/s, ${(generatorCheck.rps / fastestService).toFixed(1)}× the service's fastest scenario (${fmt.int(fastestService)} req/s)`,
+      ],
+      [
+        '32 first Basic requests of one user at once',
+        `slowest ${fmt.int(basicBurst.slowest)} ms; one first request alone ${fmt.int(basicBurst.alone)} ms; all 200: ${basicBurst.allOk}`,
+      ],
       [
         'LOG_LEVEL=info against warn',
         `unknown path: ${pct(logging.cheap.rps)} fewer req/s, ${pct(logging.cheap.cpu)} more CPU per request; ` +
@@ -280,14 +367,22 @@ try {
           `GET /auth/regions/me: ${pct(metrics.region.rps)} fewer req/s, ${pct(metrics.region.cpu)} more CPU per request`,
       ],
       ...(baseline
-        ? [[`This build against BENCH_BASELINE (${BASELINE})`, `scenario ${BASELINE_SCENARIO}: ${pct(baseline.rps)} fewer req/s, ${pct(baseline.cpu)} more CPU per request`]]
+        ? [
+            [
+              `This build against BENCH_BASELINE (${BASELINE})`,
+              `scenario ${BASELINE_SCENARIO}: ${pct(baseline.rps)} fewer req/s, ${pct(baseline.cpu)} more CPU per request`,
+            ],
+          ]
         : []),
       [
         'Resident memory of the service',
         `${fmt.int(rssAfterRun)} MB after the scenarios, ${fmt.int(rssAfterRepeat)} MB after a repeat (${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB), ` +
           `${fmt.int(rssAtEnd)} MB after the whole bench`,
       ],
-      ['Start-up to first healthy /health (median of 3)', `PostgreSQL (migrated): ${fmt.int(startup.postgres)} ms; embedded, existing DATA_DIR: ${fmt.int(startup.embedded)} ms; first start on an empty PostgreSQL database (migrations): ${fmt.int(firstStartMs)} ms`],
+      [
+        'Start-up to first healthy /health (median of 3)',
+        `PostgreSQL (migrated): ${fmt.int(startup.postgres)} ms; embedded, existing DATA_DIR: ${fmt.int(startup.embedded)} ms; first start on an empty PostgreSQL database (migrations): ${fmt.int(firstStartMs)} ms`,
+      ],
     ]);
     const commit = gitCommit();
     const body = [
@@ -319,11 +414,19 @@ async function expectSameAnswer(scenario, sides) {
   // Once each first: the first use of a key writes lastUsedAt.
   for (const side of sides) await get(side.server);
   const [service, ...others] = await Promise.all(sides.map((side) => get(side.server)));
-  if (service.status !== scenario.status) throw new Error(`Scenario ${scenario.id}: the service answered ${service.status}: ${service.body.slice(0, 300)}`);
+  if (service.status !== scenario.status)
+    throw new Error(`Scenario ${scenario.id}: the service answered ${service.status}: ${service.body.slice(0, 300)}`);
   others.forEach((answer, i) => {
     const { name } = sides[i + 1];
-    const missing = ['x-request-id', 'x-content-type-options', 'content-security-policy', 'referrer-policy'].filter((h) => !answer.headers.has(h));
-    if (answer.status !== service.status || answer.type !== service.type || answer.body !== service.body || missing.length > 0) {
+    const missing = ['x-request-id', 'x-content-type-options', 'content-security-policy', 'referrer-policy'].filter(
+      (h) => !answer.headers.has(h),
+    );
+    if (
+      answer.status !== service.status ||
+      answer.type !== service.type ||
+      answer.body !== service.body ||
+      missing.length > 0
+    ) {
       throw new Error(
         `Scenario ${scenario.id}: the ${name} server answers differently${missing.length ? ` (no ${missing.join(', ')})` : ''}.\n` +
           `service: ${service.status} ${service.type} ${service.body.slice(0, 400)}\n${name}: ${answer.status} ${answer.type} ${answer.body.slice(0, 400)}`,
@@ -349,18 +452,26 @@ async function expectSameWrites(scenario, sides) {
     const body = await created.json();
     const revoked = await fetch(`${side.server.url}/auth/region/api-keys/${body.id}`, { method: 'DELETE', headers });
     await revoked.arrayBuffer();
-    const events = await withClient(databaseUrl, async (db) =>
-      (
-        await db.query(
-          `SELECT type, actor_type, actor_api_key_id, actor_token_preview, api_key_id = $2 AS same_key, api_key_permissions, client_address
+    const events = await withClient(
+      databaseUrl,
+      async (db) =>
+        (
+          await db.query(
+            `SELECT type, actor_type, actor_api_key_id, actor_token_preview, api_key_id = $2 AS same_key, api_key_permissions, client_address
              FROM region_events WHERE request_id = $1 ORDER BY occurred_at, seq`,
-          [requestId, body.id],
-        )
-      ).rows,
+            [requestId, body.id],
+          )
+        ).rows,
     );
     outcomes.push({
       name: side.name,
-      summary: JSON.stringify({ created: created.status, fields: Object.keys(body), location: created.headers.has('location'), revoked: revoked.status, events }),
+      summary: JSON.stringify({
+        created: created.status,
+        fields: Object.keys(body),
+        location: created.headers.has('location'),
+        revoked: revoked.status,
+        events,
+      }),
     });
   }
   const [service, ...others] = outcomes;
@@ -368,7 +479,10 @@ async function expectSameWrites(scenario, sides) {
     throw new Error(`Scenario 6: the service's create and revoke left no events: ${service.summary}`);
   }
   for (const other of others) {
-    if (other.summary !== service.summary) throw new Error(`Scenario 6: the ${other.name} server writes differently.\nservice: ${service.summary}\n${other.name}: ${other.summary}`);
+    if (other.summary !== service.summary)
+      throw new Error(
+        `Scenario 6: the ${other.name} server writes differently.\nservice: ${service.summary}\n${other.name}: ${other.summary}`,
+      );
   }
 }
 
@@ -397,8 +511,18 @@ async function firstBasicRequests(base) {
 async function loggingCost(warnService, scenarios) {
   const info = keep(await startService({ LOG_LEVEL: 'info' }));
   const result = {
-    cheap: await interleavedCost(info, warnService, scenarios.find((s) => s.id === '7a'), info),
-    region: await interleavedCost(info, warnService, scenarios.find((s) => s.id === '1'), info),
+    cheap: await interleavedCost(
+      info,
+      warnService,
+      scenarios.find((s) => s.id === '7a'),
+      info,
+    ),
+    region: await interleavedCost(
+      info,
+      warnService,
+      scenarios.find((s) => s.id === '1'),
+      info,
+    ),
   };
   await info.stop();
   return result;
@@ -432,8 +556,16 @@ async function interleavedCost(a, b, scenario, fresh = b) {
 async function metricsCost(withMetrics, scenarios) {
   const without = keep(await startService({ METRICS_PORT: '0' }));
   const result = {
-    cheap: await interleavedCost(withMetrics, without, scenarios.find((s) => s.id === '7a')),
-    region: await interleavedCost(withMetrics, without, scenarios.find((s) => s.id === '1')),
+    cheap: await interleavedCost(
+      withMetrics,
+      without,
+      scenarios.find((s) => s.id === '7a'),
+    ),
+    region: await interleavedCost(
+      withMetrics,
+      without,
+      scenarios.find((s) => s.id === '1'),
+    ),
   };
   await without.stop();
   return result;
@@ -447,9 +579,16 @@ async function metricsCost(withMetrics, scenarios) {
 async function baselineCost(service, scenarios) {
   if (!BASELINE) return null;
   const baseline = keep(
-    await startNode({ args: [...serveFlags, join(BASELINE, 'dist/src/main.js')], env: serviceEnv({ METRICS_PORT: String(await freePort()) }) }),
+    await startNode({
+      args: [...serveFlags, join(BASELINE, 'dist/src/main.js')],
+      env: serviceEnv({ METRICS_PORT: String(await freePort()) }),
+    }),
   );
-  const result = await interleavedCost(service, baseline, scenarios.find((s) => s.id === BASELINE_SCENARIO));
+  const result = await interleavedCost(
+    service,
+    baseline,
+    scenarios.find((s) => s.id === BASELINE_SCENARIO),
+  );
   await baseline.stop();
   return result;
 }
@@ -484,13 +623,18 @@ async function profileScenarios(scenarios) {
     const result = await drive(profiled, scenario, SECONDS * ROUNDS);
     await scenario.after?.();
     await profiled.stop();
-    log(`\nScenario ${scenario.id}: ${scenario.name}: ${fmt.int(result.rps)} req/s under the profiler\n${summariseProfile(join(dir, name))}`);
+    log(
+      `\nScenario ${scenario.id}: ${scenario.name}: ${fmt.int(result.rps)} req/s under the profiler\n${summariseProfile(join(dir, name))}`,
+    );
   }
 }
 
 function gitCommit() {
   try {
-    const git = (...args) => execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const git = (...args) =>
+      execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim();
     const sha = git('rev-parse', '--short', 'HEAD');
     const dirty = git('status', '--porcelain', '--', 'src', 'bench', ':!bench/RESULTS.md', 'package.json');
     return dirty ? `${sha} (with uncommitted changes)` : sha;
@@ -500,7 +644,10 @@ function gitCommit() {
 }
 
 async function serverVersion() {
-  return withClient(serverUrl, async (db) => (await db.query('SHOW server_version')).rows[0].server_version.split(' ')[0]);
+  return withClient(
+    serverUrl,
+    async (db) => (await db.query('SHOW server_version')).rows[0].server_version.split(' ')[0],
+  );
 }
 
 function pct(share) {

@@ -4,7 +4,9 @@
 // Every minute it reports requests, errors, p50/p99 latency, the server's resident memory
 // and its connections to the database; at the end it compares table counts with what the
 // client made. It exits non-zero on any error (a 5xx, any status other than the one
-// expected, a failed request, an error logged by the server) or count mismatch.
+// expected, a failed request, an error logged by the server) or count mismatch. The routes
+// are the server's own (its OpenAPI document): a route without an operation below stops
+// the soak before it starts, and one that no request reached fails it.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run soak      # 1 minute
 //   SOAK_MINUTES=15 DATABASE_URL=… npm run soak                                 # by hand
@@ -23,7 +25,9 @@ const BCRYPT_COST = process.env.SOAK_BCRYPT_COST ?? '10';
 const serverUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 if (!serverUrl) {
-  console.error('The soak runs on a PostgreSQL server: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres).');
+  console.error(
+    'The soak runs on a PostgreSQL server: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres).',
+  );
   process.exit(2);
 }
 
@@ -101,7 +105,9 @@ async function stopAndClean() {
   return exit;
 }
 process.once('SIGINT', () => stopAndClean().finally(() => process.exit(130)));
-const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve((serverExit = { code, signal }))));
+const exited = new Promise((resolve) =>
+  server.once('exit', (code, signal) => resolve((serverExit = { code, signal }))),
+);
 const serverErrors = [];
 for (const stream of [server.stdout, server.stderr]) {
   createInterface({ input: stream }).on('line', (line) => {
@@ -125,6 +131,14 @@ for (let i = 0; ; i++) {
   }
   await new Promise((r) => setTimeout(r, 100));
 }
+
+// The server's routes, from the document it serves (the route-policies test holds the
+// document to the app's routes): every one must get traffic below.
+const document = await (await fetch(`${base}/docs-json`)).json();
+const ROUTES = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+);
+const problemSlugs = document['x-problem-types'].map(({ type }) => type.split('/').pop());
 
 // ---------------------------------------------------------------------------------------
 // What the client knows, and so what each answer must be
@@ -159,7 +173,9 @@ const asUser = (u) => (Math.random() < 0.5 ? basic(u) : `Bearer ${u.token}`);
 function form(bytes) {
   const boundary = `soak${randomBytes(8).toString('hex')}`;
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="planet.png"\r\nContent-Type: image/png\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="planet.png"\r\nContent-Type: image/png\r\n\r\n`,
+    ),
     bytes,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -167,22 +183,52 @@ function form(bytes) {
 }
 
 async function signUp() {
-  const u = { email: `soak-${randomUUID()}@example.com`, password: `pw-${randomBytes(9).toString('base64url')}`, inUse: 0 };
-  const res = await call('POST /user/signup', [201], '/user/signup', { method: 'POST', ...json({ name: 'Soak', email: u.email, password: u.password }) });
+  const u = {
+    email: `soak-${randomUUID()}@example.com`,
+    password: `pw-${randomBytes(9).toString('base64url')}`,
+    inUse: 0,
+  };
+  const res = await call('POST /user/signup', [201], '/user/signup', {
+    method: 'POST',
+    ...json({ name: 'Soak', email: u.email, password: u.password }),
+  });
   if (!res) return;
   made.users++;
   u.id = res.body.id;
-  const issued = await call('POST /auth/token', [201], '/auth/token', { method: 'POST', ...json({ email: u.email, password: u.password }) });
+  const issued = await call('POST /auth/token', [201], '/auth/token', {
+    method: 'POST',
+    ...json({ email: u.email, password: u.password }),
+  });
   if (!issued) return;
   u.token = issued.body.token;
   users.push(u);
+}
+
+async function createKey() {
+  if (keys.length + pendingKeyCreates >= MAX_LIVE_KEYS)
+    return call('GET /auth/regions/me', [200], '/auth/regions/me', { apiKey: initialKey });
+  pendingKeyCreates++;
+  const k = use(pick(keys));
+  const res = await call('POST /auth/region/api-keys', [201], '/auth/region/api-keys', {
+    method: 'POST',
+    ...json({ description: 'soak' }),
+    apiKey: k.key,
+  });
+  release(k);
+  pendingKeyCreates--;
+  if (res) keys.push({ id: res.body.id, key: res.body.key, inUse: 0 });
 }
 
 async function createPlanet() {
   const owner = use(pick(users));
   const res = await call('POST /planets', [201], '/planets', {
     method: 'POST',
-    ...json({ name: `Soak ${randomBytes(3).toString('hex')}`, type: 'terrestrial', habitabilityIndex: Math.random(), tags: ['soak'] }),
+    ...json({
+      name: `Soak ${randomBytes(3).toString('hex')}`,
+      type: 'terrestrial',
+      habitabilityIndex: Math.random(),
+      tags: ['soak'],
+    }),
     auth: asUser(owner),
   });
   release(owner);
@@ -191,99 +237,272 @@ async function createPlanet() {
   planets.push({ id: res.body.id, owner, inUse: 0, hasImage: false, satellites: 0 });
 }
 
-/** Each operation with its weight. Each knows the one status (or the two) it must get. */
+/**
+ * Each operation with its weight and the route it exercises. Each knows the one status (or
+ * the two) it must get. Every route the server has needs one: the run refuses to start
+ * without, and fails when a route got no request.
+ */
 const OPERATIONS = [
-  [3, () => call('GET /health', [200], '/health')],
-  [10, async () => {
-    const k = use(pick(keys));
-    await call('GET /auth/regions/me', [200], '/auth/regions/me', { apiKey: k.key });
-    release(k);
-  }],
-  [1, () => call('GET /auth/regions/me (bad key)', [401], '/auth/regions/me', { apiKey: `rk_${randomBytes(20).toString('hex')}` })],
-  [4, async () => {
-    if (keys.length + pendingKeyCreates >= MAX_LIVE_KEYS) return call('GET /auth/regions/me', [200], '/auth/regions/me', { apiKey: initialKey });
-    pendingKeyCreates++;
-    const k = use(pick(keys));
-    const res = await call('POST /auth/region/api-keys', [201], '/auth/region/api-keys', { method: 'POST', ...json({ description: 'soak' }), apiKey: k.key });
-    release(k);
-    pendingKeyCreates--;
-    if (res) keys.push({ id: res.body.id, key: res.body.key, inUse: 0 });
-  }],
-  [4, async () => {
-    const victim = takeIdle(keys, MIN_LIVE_KEYS);
-    if (!victim) return call('GET /health', [200], '/health');
-    const k = use(pick(keys));
-    const res = await call('DELETE /auth/region/api-keys/{id}', [204], `/auth/region/api-keys/${victim.id}`, { method: 'DELETE', apiKey: k.key });
-    release(k);
-    if (res) made.keysRevoked++;
-    else keys.push(victim);
-  }],
-  [1, () => call('DELETE /auth/region/api-keys/{id} (unknown)', [404], `/auth/region/api-keys/${randomUUID()}`, { method: 'DELETE', apiKey: initialKey })],
-  [3, signUp],
-  [0.5, () => call('POST /user/signup (taken)', [409], '/user/signup', { method: 'POST', ...json({ email: pick(users).email, password: 'another-password' }) })],
-  [3, () => {
-    const u = pick(users);
-    return call('POST /auth/token', [201], '/auth/token', { method: 'POST', ...json({ email: u.email, password: u.password }) });
-  }],
-  [1, () => call('POST /auth/token (wrong)', [401], '/auth/token', { method: 'POST', ...json({ email: pick(users).email, password: 'wrong-password' }) })],
-  [5, () => call('GET /me (Basic)', [200], '/me', { auth: basic(pick(users)) })],
-  [5, () => call('GET /me (Bearer)', [200], '/me', { auth: `Bearer ${pick(users).token}` })],
-  [8, () => call('GET /planets', [200], `/planets?limit=${1 + Math.floor(Math.random() * 100)}&offset=${Math.floor(Math.random() * 50)}`)],
-  [6, async () => {
-    const p = use(pick(planets));
-    await call('GET /planets/{id}', [200], `/planets/${p.id}`);
-    release(p);
-  }],
-  [1, () => call('GET /planets/{id} (unknown)', [404], `/planets/${2_000_000_000 + Math.floor(Math.random() * 1000)}`)],
-  [4, createPlanet],
-  [3, async () => {
-    const p = use(pick(planets));
-    await call('PUT /planets/{id}', [200], `/planets/${p.id}`, { method: 'PUT', ...json({ name: `Soak ${randomBytes(3).toString('hex')}`, type: 'dwarf' }), auth: asUser(p.owner) });
-    release(p);
-  }],
-  [1, async () => {
-    const p = use(pick(planets));
-    const other = users.find((u) => u !== p.owner);
-    await call('PUT /planets/{id} (not the creator)', [403], `/planets/${p.id}`, { method: 'PUT', ...json({ name: 'Nope' }), auth: asUser(other) });
-    release(p);
-  }],
-  [2, async () => {
-    const p = takeIdle(planets, MIN_PLANETS);
-    if (!p) return createPlanet();
-    const res = await call('DELETE /planets/{id}', [204], `/planets/${p.id}`, { method: 'DELETE', auth: asUser(p.owner) });
-    if (res) made.planetsDeleted++;
-    else planets.push(p);
-  }],
-  [2, async () => {
-    const p = use(pick(planets));
-    const res = await call('POST /planets/{id}/image', [200], `/planets/${p.id}/image`, { method: 'POST', ...form(image), auth: asUser(p.owner) });
-    if (res) p.hasImage = true;
-    release(p);
-  }],
-  [2, async () => {
-    const withImage = planets.filter((x) => x.hasImage);
-    if (withImage.length === 0) return call('GET /health', [200], '/health');
-    const p = use(pick(withImage));
-    const res = await call('GET /planets/{id}/image', [200], `/planets/${p.id}/image`);
-    if (res) await call('GET /planets/{id}/image (If-None-Match)', [304], `/planets/${p.id}/image`, { headers: { 'if-none-match': res.etag } });
-    release(p);
-  }],
-  [2, async () => {
-    const p = use(pick(planets));
-    const res = await call('POST /celestial-bodies', [201], '/celestial-bodies', {
-      method: 'POST',
-      ...json({ name: 'Soak moon', type: 'moon', orbit: { planet: { id: p.id }, distance: 9376 } }),
-      auth: basic(pick(users)),
-    });
-    if (res) p.satellites++;
-    release(p);
-  }],
+  [3, 'GET /health', () => call('GET /health', [200], '/health')],
+  [1, 'GET /health/live', () => call('GET /health/live', [200], '/health/live')],
+  [1, 'GET /health/ready', () => call('GET /health/ready', [200], '/health/ready')],
+  [0.5, 'GET /problems', () => call('GET /problems', [200], '/problems')],
+  [0.5, 'GET /problems/{slug}', () => call('GET /problems/{slug}', [200], `/problems/${pick(problemSlugs)}`)],
+  [
+    10,
+    'GET /auth/regions/me',
+    async () => {
+      const k = use(pick(keys));
+      await call('GET /auth/regions/me', [200], '/auth/regions/me', { apiKey: k.key });
+      release(k);
+    },
+  ],
+  [
+    1,
+    'GET /auth/regions/me',
+    () =>
+      call('GET /auth/regions/me (bad key)', [401], '/auth/regions/me', {
+        apiKey: `rk_${randomBytes(20).toString('hex')}`,
+      }),
+  ],
+  [4, 'POST /auth/region/api-keys', createKey],
+  [
+    4,
+    'DELETE /auth/region/api-keys/{id}',
+    async () => {
+      const victim = takeIdle(keys, MIN_LIVE_KEYS);
+      if (!victim) return call('GET /health', [200], '/health');
+      const k = use(pick(keys));
+      const res = await call('DELETE /auth/region/api-keys/{id}', [204], `/auth/region/api-keys/${victim.id}`, {
+        method: 'DELETE',
+        apiKey: k.key,
+      });
+      release(k);
+      if (res) made.keysRevoked++;
+      else keys.push(victim);
+    },
+  ],
+  [
+    1,
+    'DELETE /auth/region/api-keys/{id}',
+    () =>
+      call('DELETE /auth/region/api-keys/{id} (unknown)', [404], `/auth/region/api-keys/${randomUUID()}`, {
+        method: 'DELETE',
+        apiKey: initialKey,
+      }),
+  ],
+  [
+    2,
+    'POST /auth/region/api-keys/{id}/roll',
+    async () => {
+      const old = takeIdle(keys, MIN_LIVE_KEYS);
+      if (!old) return call('GET /health', [200], '/health');
+      const k = use(pick(keys));
+      // Revoked at once, so that the old key's row counts as revoked when the tables are compared.
+      const res = await call('POST /auth/region/api-keys/{id}/roll', [201], `/auth/region/api-keys/${old.id}/roll`, {
+        method: 'POST',
+        ...json({ revokeOldAfterSeconds: 0 }),
+        apiKey: k.key,
+      });
+      release(k);
+      if (!res) return keys.push(old);
+      made.keysRevoked++;
+      keys.push({ id: res.body.id, key: res.body.key, inUse: 0 });
+    },
+  ],
+  [
+    2,
+    'GET /auth/region/api-keys/{id}/usage',
+    async () => {
+      const k = use(pick(keys));
+      // Any key of the region answers, revoked ones too.
+      await call(
+        'GET /auth/region/api-keys/{id}/usage',
+        [200],
+        `/auth/region/api-keys/${pick(keys).id}/usage?days=${1 + Math.floor(Math.random() * 90)}`,
+        { apiKey: k.key },
+      );
+      release(k);
+    },
+  ],
+  [
+    2,
+    'GET /auth/region/events',
+    async () => {
+      const k = use(pick(keys));
+      const page = await call(
+        'GET /auth/region/events',
+        [200],
+        `/auth/region/events?limit=${1 + Math.floor(Math.random() * 100)}`,
+        {
+          apiKey: k.key,
+        },
+      );
+      if (page?.body.meta.next)
+        await call('GET /auth/region/events (next page)', [200], `/auth/region/events?cursor=${page.body.meta.next}`, {
+          apiKey: k.key,
+        });
+      release(k);
+    },
+  ],
+  [3, 'POST /user/signup', signUp],
+  [
+    0.5,
+    'POST /user/signup',
+    () =>
+      call('POST /user/signup (taken)', [409], '/user/signup', {
+        method: 'POST',
+        ...json({ email: pick(users).email, password: 'another-password' }),
+      }),
+  ],
+  [
+    3,
+    'POST /auth/token',
+    () => {
+      const u = pick(users);
+      return call('POST /auth/token', [201], '/auth/token', {
+        method: 'POST',
+        ...json({ email: u.email, password: u.password }),
+      });
+    },
+  ],
+  [
+    1,
+    'POST /auth/token',
+    () =>
+      call('POST /auth/token (wrong)', [401], '/auth/token', {
+        method: 'POST',
+        ...json({ email: pick(users).email, password: 'wrong-password' }),
+      }),
+  ],
+  [5, 'GET /me', () => call('GET /me (Basic)', [200], '/me', { auth: basic(pick(users)) })],
+  [5, 'GET /me', () => call('GET /me (Bearer)', [200], '/me', { auth: `Bearer ${pick(users).token}` })],
+  [
+    8,
+    'GET /planets',
+    () =>
+      call(
+        'GET /planets',
+        [200],
+        `/planets?limit=${1 + Math.floor(Math.random() * 100)}&offset=${Math.floor(Math.random() * 50)}`,
+      ),
+  ],
+  [
+    6,
+    'GET /planets/{planetId}',
+    async () => {
+      const p = use(pick(planets));
+      await call('GET /planets/{planetId}', [200], `/planets/${p.id}`);
+      release(p);
+    },
+  ],
+  [
+    1,
+    'GET /planets/{planetId}',
+    () =>
+      call('GET /planets/{planetId} (unknown)', [404], `/planets/${2_000_000_000 + Math.floor(Math.random() * 1000)}`),
+  ],
+  [4, 'POST /planets', createPlanet],
+  [
+    3,
+    'PUT /planets/{planetId}',
+    async () => {
+      const p = use(pick(planets));
+      await call('PUT /planets/{planetId}', [200], `/planets/${p.id}`, {
+        method: 'PUT',
+        ...json({ name: `Soak ${randomBytes(3).toString('hex')}`, type: 'dwarf' }),
+        auth: asUser(p.owner),
+      });
+      release(p);
+    },
+  ],
+  [
+    1,
+    'PUT /planets/{planetId}',
+    async () => {
+      const p = use(pick(planets));
+      const other = users.find((u) => u !== p.owner);
+      await call('PUT /planets/{planetId} (not the creator)', [403], `/planets/${p.id}`, {
+        method: 'PUT',
+        ...json({ name: 'Nope' }),
+        auth: asUser(other),
+      });
+      release(p);
+    },
+  ],
+  [
+    2,
+    'DELETE /planets/{planetId}',
+    async () => {
+      const p = takeIdle(planets, MIN_PLANETS);
+      if (!p) return createPlanet();
+      const res = await call('DELETE /planets/{planetId}', [204], `/planets/${p.id}`, {
+        method: 'DELETE',
+        auth: asUser(p.owner),
+      });
+      if (res) made.planetsDeleted++;
+      else planets.push(p);
+    },
+  ],
+  [
+    2,
+    'POST /planets/{planetId}/image',
+    async () => {
+      const p = use(pick(planets));
+      const res = await call('POST /planets/{planetId}/image', [200], `/planets/${p.id}/image`, {
+        method: 'POST',
+        ...form(image),
+        auth: asUser(p.owner),
+      });
+      if (res) p.hasImage = true;
+      release(p);
+    },
+  ],
+  [
+    2,
+    'GET /planets/{planetId}/image',
+    async () => {
+      const withImage = planets.filter((x) => x.hasImage);
+      if (withImage.length === 0) return call('GET /health', [200], '/health');
+      const p = use(pick(withImage));
+      const res = await call('GET /planets/{planetId}/image', [200], `/planets/${p.id}/image`);
+      if (res)
+        await call('GET /planets/{planetId}/image (If-None-Match)', [304], `/planets/${p.id}/image`, {
+          headers: { 'if-none-match': res.etag },
+        });
+      release(p);
+    },
+  ],
+  [
+    2,
+    'POST /celestial-bodies',
+    async () => {
+      const p = use(pick(planets));
+      const res = await call('POST /celestial-bodies', [201], '/celestial-bodies', {
+        method: 'POST',
+        ...json({ name: 'Soak moon', type: 'moon', orbit: { planet: { id: p.id }, distance: 9376 } }),
+        auth: basic(pick(users)),
+      });
+      if (res) p.satellites++;
+      release(p);
+    },
+  ],
 ];
+const recipes = new Set(OPERATIONS.map(([, route]) => route));
+const withoutRecipe = ROUTES.filter((route) => !recipes.has(route));
+const stale = [...recipes].filter((route) => !ROUTES.includes(route));
+if (withoutRecipe.length > 0 || stale.length > 0) {
+  for (const route of withoutRecipe) console.error(`soak: no traffic for ${route}: add an operation to OPERATIONS`);
+  for (const route of stale) console.error(`soak: OPERATIONS names ${route}, which the server does not have`);
+  await stopAndClean();
+  process.exit(1);
+}
+
 const totalWeight = OPERATIONS.reduce((sum, [w]) => sum + w, 0);
 const randomOperation = () => {
   let r = Math.random() * totalWeight;
-  for (const [w, op] of OPERATIONS) if ((r -= w) < 0) return op;
-  return OPERATIONS[0][1];
+  for (const [w, , op] of OPERATIONS) if ((r -= w) < 0) return op;
+  return OPERATIONS[0][2];
 };
 
 // ---------------------------------------------------------------------------------------
@@ -294,9 +513,12 @@ const current = () => minutes[minutes.length - 1];
 const newMinute = () => minutes.push({ latencies: [], errors: 0, rss: [], pool: [], active: [], reported: false });
 /** Unexpected answers by route and status, with the first body seen. */
 const errorKinds = new Map();
+/** The routes requests went to: a call's name is its route, then what sets it apart in parentheses. */
+const requested = new Set();
 
 /** One request; counts it, and returns { body, etag } only when its status is the expected one. */
 async function call(name, expected, path, { method = 'GET', body, headers = {}, apiKey, auth } = {}) {
+  requested.add(name.replace(/ \(.+\)$/, ''));
   const started = performance.now();
   const bucket = current();
   let status = 0;
@@ -318,7 +540,10 @@ async function call(name, expected, path, { method = 'GET', body, headers = {}, 
   if (!expected.includes(status)) {
     bucket.errors++;
     const kind = `${name}: ${status} (expected ${expected.join(' or ')})`;
-    errorKinds.set(kind, { count: (errorKinds.get(kind)?.count ?? 0) + 1, body: errorKinds.get(kind)?.body ?? text.slice(0, 200) });
+    errorKinds.set(kind, {
+      count: (errorKinds.get(kind)?.count ?? 0) + 1,
+      body: errorKinds.get(kind)?.body ?? text.slice(0, 200),
+    });
     return null;
   }
   return { body: text ? JSON.parse(text) : null, etag };
@@ -340,7 +565,8 @@ async function sample() {
   } catch {}
 }
 
-const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0);
+const pct = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0;
 const fmt = (n, digits = 1) => n.toFixed(digits).padStart(8);
 function report(index, bucket, seconds) {
   bucket.reported = true;
@@ -358,13 +584,23 @@ function report(index, bucket, seconds) {
 // The run
 
 newMinute();
-console.log(`soak: ${MINUTES} min, ${CONCURRENCY} concurrent clients, bcrypt cost ${BCRYPT_COST}, database ${soakDb}, Redis prefix ${redisPrefix}`);
+console.log(
+  `soak: ${MINUTES} min, ${CONCURRENCY} concurrent clients, bcrypt cost ${BCRYPT_COST}, database ${soakDb}, Redis prefix ${redisPrefix}`,
+);
+// The initial key is the region's only one: its id is the one listed.
+keys[0].id = (
+  await call('GET /auth/regions/me', [200], '/auth/regions/me', { apiKey: initialKey })
+)?.body.apiKeys[0].id;
+for (let i = 0; i < MIN_LIVE_KEYS + 2; i++) await createKey();
 for (let i = 0; i < 3; i++) await signUp();
 for (let i = 0; i < MIN_PLANETS + 3; i++) await createPlanet();
-if (users.length < 3 || planets.length < MIN_PLANETS) {
+if (!keys[0].id || keys.length < MIN_LIVE_KEYS + 2 || users.length < 3 || planets.length < MIN_PLANETS) {
   console.error(`set-up failed:\n${[...errorKinds.keys()].join('\n')}\n${serverErrors.join('\n')}`);
   process.exitCode = 1;
 }
+// Every operation once, in order, so that a short run too reaches every route (the set-up
+// left keys and planets to delete, and an image is uploaded before one is read).
+if (process.exitCode === undefined) for (const [, , operation] of OPERATIONS) await operation();
 
 console.log(' minute  requests    req/s errors   p50 ms   p99 ms   max ms   rss MB  pool  pool avg active');
 const startedAt = performance.now();
@@ -392,7 +628,13 @@ if (!current().reported) report(minutes.length - 1, current(), (performance.now(
 // ---------------------------------------------------------------------------------------
 // What the tables hold against what the client made
 
-let failed = minutes.some((m) => m.errors > 0) || serverErrors.length > 0 || Boolean(serverExit) || process.exitCode === 1;
+const unrequested = ROUTES.filter((route) => !requested.has(route));
+let failed =
+  minutes.some((m) => m.errors > 0) ||
+  serverErrors.length > 0 ||
+  Boolean(serverExit) ||
+  process.exitCode === 1 ||
+  unrequested.length > 0;
 const counts = async () => {
   const client = new pg.Client({ connectionString: dbUrl.toString(), application_name: 'soak-admin' });
   await client.connect();
@@ -424,7 +666,9 @@ console.log('\ntable                 expected   actual');
 for (const [name, n] of Object.entries(expected)) {
   const ok = actual[name] === n;
   failed ||= !ok;
-  console.log(`${name.padEnd(20)} ${String(n).padStart(9)} ${String(actual[name]).padStart(8)}${ok ? '' : '   MISMATCH'}`);
+  console.log(
+    `${name.padEnd(20)} ${String(n).padStart(9)} ${String(actual[name]).padStart(8)}${ok ? '' : '   MISMATCH'}`,
+  );
 }
 
 const exit = await stopAndClean();
@@ -433,7 +677,10 @@ if (exit.code !== 0) {
   console.log(`server exit after SIGTERM: ${JSON.stringify(exit)}`);
 }
 
-const totals = minutes.reduce((t, m) => ({ requests: t.requests + m.latencies.length, errors: t.errors + m.errors }), { requests: 0, errors: 0 });
+const totals = minutes.reduce((t, m) => ({ requests: t.requests + m.latencies.length, errors: t.errors + m.errors }), {
+  requests: 0,
+  errors: 0,
+});
 const rss = minutes.flatMap((m) => m.rss);
 console.log(
   `\n${totals.requests} requests, ${totals.errors} errors, ${serverErrors.length} server error lines; ` +
@@ -441,5 +688,6 @@ console.log(
 );
 for (const [kind, { count, body }] of errorKinds) console.log(`error: ${count} × ${kind} ${body}`);
 for (const line of serverErrors.slice(0, 10)) console.log(`server: ${line}`);
+for (const route of unrequested) console.log(`no request reached ${route}`);
 console.log(failed ? 'soak FAILED' : 'soak passed');
 process.exit(failed ? 1 : 0);

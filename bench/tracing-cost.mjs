@@ -26,13 +26,28 @@ const { serve = 'node dist/src/main.js' } = JSON.parse(readFileSync(join(root, '
 const serveFlags = serve.split(/\s+/).slice(1, -1);
 const load = pickLoadGenerator();
 
-const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}')));
+const receiver = createServer((req, res) =>
+  req.resume().on('end', () => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}')),
+);
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${receiver.address().port}`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-tracing-'));
-const base = { NODE_ENV: 'production', JWT_SECRET: 'b'.repeat(32), DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn', METRICS_PORT: '0', INITIAL_REGION_API_KEY: KEY, SEED_SAMPLE_DATA: 'false' };
-const variants = { off: base, on: { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' } };
+const base = {
+  NODE_ENV: 'production',
+  JWT_SECRET: 'b'.repeat(32),
+  DATA_DIR: dataDir,
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  LOG_LEVEL: 'warn',
+  METRICS_PORT: '0',
+  INITIAL_REGION_API_KEY: KEY,
+  SEED_SAMPLE_DATA: 'false',
+};
+const variants = {
+  off: base,
+  on: { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' },
+};
 const start = (variant) => startNode({ args: [...serveFlags, join(root, 'dist/src/main.js')], env: variants[variant] });
 
 async function drive(target, path, headers) {
@@ -51,10 +66,15 @@ try {
       await proc.stop();
     }
   }
-  console.log(`Start-up to healthy (median of ${STARTS}): tracing off ${Math.round(median(startup.off))} ms, on ${Math.round(median(startup.on))} ms`);
+  console.log(
+    `Start-up to healthy (median of ${STARTS}): tracing off ${Math.round(median(startup.off))} ms, on ${Math.round(median(startup.on))} ms`,
+  );
 
   // The embedded database is one process's: the two servers take turns.
-  for (const [name, path, headers] of [['unknown path', '/no/such/route', {}], ['GET /auth/regions/me', '/auth/regions/me', { 'x-api-key': KEY }]]) {
+  for (const [name, path, headers] of [
+    ['unknown path', '/no/such/route', {}],
+    ['GET /auth/regions/me', '/auth/regions/me', { 'x-api-key': KEY }],
+  ]) {
     const rounds = { off: [], on: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const variant of round % 2 === 0 ? ['off', 'on'] : ['on', 'off']) {
@@ -65,7 +85,9 @@ try {
       }
     }
     const us = (v) => Math.round(median(rounds[v].map((r) => r.cpuUs)));
-    console.log(`${name}: CPU per request off ${us('off')} µs, on ${us('on')} µs; tracing adds ${Math.round((1 / cpuRatio(rounds.on, rounds.off) - 1) * 100)}% (median of ${ROUNDS} interleaved rounds)`);
+    console.log(
+      `${name}: CPU per request off ${us('off')} µs, on ${us('on')} µs; tracing adds ${Math.round((1 / cpuRatio(rounds.on, rounds.off) - 1) * 100)}% (median of ${ROUNDS} interleaved rounds)`,
+    );
   }
 } finally {
   receiver.close();

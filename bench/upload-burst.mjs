@@ -69,7 +69,11 @@ try {
   }
 
   const post = (path, body, headers = {}) =>
-    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   const users = [];
   for (let i = 0; i < UPLOADS; i++) {
     const email = `burst-${i}-${randomBytes(4).toString('hex')}@example.com`;
@@ -93,7 +97,11 @@ try {
     users.map(async ({ authorization, planetId }) => {
       const form = new FormData();
       form.append('image', new Blob([image], { type: 'image/png' }), 'big.png');
-      const res = await fetch(`${base}/planets/${planetId}/image`, { method: 'POST', headers: { authorization }, body: form });
+      const res = await fetch(`${base}/planets/${planetId}/image`, {
+        method: 'POST',
+        headers: { authorization },
+        body: form,
+      });
       await res.arrayBuffer();
       return res.status;
     }),
@@ -106,7 +114,9 @@ try {
   clearInterval(sampler);
   const after30 = rssMb(server.pid);
   const counts = Object.entries(statuses.reduce((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {}));
-  console.log(`${UPLOADS} uploads of 5 MiB at once, UPLOAD_CONCURRENCY=${process.env.UPLOAD_CONCURRENCY ?? 4}: ${counts.map(([s, n]) => `${n} × ${s}`).join(', ')} in ${took} ms`);
+  console.log(
+    `${UPLOADS} uploads of 5 MiB at once, UPLOAD_CONCURRENCY=${process.env.UPLOAD_CONCURRENCY ?? 4}: ${counts.map(([s, n]) => `${n} × ${s}`).join(', ')} in ${took} ms`,
+  );
   console.log(
     `rss MB: before ${before.toFixed(0)}, peak ${peak.toFixed(0)}, at the end ${atEnd.toFixed(0)}, 5 s later ${after5.toFixed(0)}, 30 s later ${after30.toFixed(0)}`,
   );

@@ -1,23 +1,36 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AuthModule } from './auth/auth.module';
-import { CelestialBodiesModule } from './celestial-bodies/celestial-bodies.module';
+
+import { AuthModule } from './auth';
+import { CelestialBodiesModule } from './celestial-bodies';
 import { ClockModule } from './common/clock/clock.module';
 import { CommonModule } from './common/common.module';
+import { LifecycleModule } from './common/lifecycle/shutdown-state';
+import { MetricsModule } from './common/metrics/metrics.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { MetricsModule } from './common/metrics/metrics.module';
-import { HealthModule } from './health/health.module';
-import { LifecycleModule } from './common/lifecycle/shutdown-state';
-import { RegionKeysModule } from './region-keys/region-keys.module';
-import { UsersModule } from './users/users.module';
+import { HealthModule } from './health';
+import { RegionKeysModule } from './region-keys';
+import { UsersModule } from './users';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, ClockModule, LifecycleModule, CommonModule, HealthModule, MetricsModule.forRoot(config), RegionKeysModule.forServer(), UsersModule, AuthModule, CelestialBodiesModule.forServer()],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        ClockModule,
+        LifecycleModule,
+        CommonModule,
+        HealthModule,
+        MetricsModule.forRoot(config),
+        RegionKeysModule.forServer(),
+        UsersModule,
+        AuthModule,
+        CelestialBodiesModule.forServer(),
+      ],
     };
   }
 }

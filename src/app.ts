@@ -1,18 +1,19 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
+
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/http/client-error';
 import { registerCompression } from './common/http/compression';
 import { registerCors } from './common/http/cors';
 import { environmentHeadersOf, registerHttpHooks, requestIdOf } from './common/http/http-hooks';
-import { registerHttpMetrics } from './common/metrics/metrics.module';
-import { traceRequestIds } from './common/tracing/tracing';
-import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
-import { routerErrorHandler } from './common/problem/problem.filter';
 import { httpServerLimits } from './common/http/server-limits';
 import { trustProxyOption } from './common/http/trust-proxy';
+import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
+import { registerHttpMetrics } from './common/metrics/metrics.module';
+import { routerErrorHandler } from './common/problem/problem.filter';
 import { setupOpenApi } from './common/swagger/openapi';
+import { traceRequestIds } from './common/tracing/tracing';
 import { type AppConfig, NodeEnv } from './config/app-config';
 
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
@@ -26,7 +27,12 @@ export interface CreateAppOptions {
 /** Builds the whole HTTP application, initialised but not listening. Used by main and by tests. */
 export async function createApp({ config, logDestination }: CreateAppOptions): Promise<NestFastifyApplication> {
   const environmentHeaders = environmentHeadersOf(config.API_ENVIRONMENT);
-  const logger = createRootLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, development: config.NODE_ENV === NodeEnv.Development, destination: logDestination });
+  const logger = createRootLogger({
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+    development: config.NODE_ENV === NodeEnv.Development,
+    destination: logDestination,
+  });
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
@@ -47,7 +53,10 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     logger: new PinoNestLogger(logger),
     abortOnError: false,
   });
-  registerHttpHooks(app.getHttpAdapter().getInstance(), { readForwardedFor: config.TRUST_PROXY !== false, environmentHeaders });
+  registerHttpHooks(app.getHttpAdapter().getInstance(), {
+    readForwardedFor: config.TRUST_PROXY !== false,
+    environmentHeaders,
+  });
   if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
   await registerCompression(app);
   registerHttpMetrics(app);

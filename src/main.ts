@@ -3,17 +3,22 @@ import './config/load-env-file';
 import './compile-cache';
 import './tracing';
 import 'reflect-metadata';
+
 import { Logger } from '@nestjs/common';
+
 import { createApp } from './app';
 import { ShutdownState } from './common/lifecycle/shutdown-state';
 import { stopTracing } from './common/tracing/tracing';
 import { loadConfig } from './config/app-config';
+import { FEATURE_SETTINGS } from './feature-settings';
 
 async function bootstrap(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(process.env, FEATURE_SETTINGS);
   const app = await createApp({ config });
   await app.listen({ port: config.PORT, host: config.HOST });
-  new Logger('Main').log(`Serving on http://${config.HOST}:${config.PORT} (Node ${process.version}, ${config.NODE_ENV})`);
+  new Logger('Main').log(
+    `Serving on http://${config.HOST}:${config.PORT} (Node ${process.version}, ${config.NODE_ENV})`,
+  );
 
   const logger = new Logger('Shutdown');
   const shutdown = async (signal: NodeJS.Signals) => {
@@ -30,16 +35,19 @@ async function bootstrap(): Promise<void> {
     // app.close() stops accepting connections, waits for open requests, then runs the
     // modules' shutdown hooks (the database pool, the embedded database).
     // Then the spans still buffered are sent (stopTracing), before the exit.
-    app.close().then(stopTracing).then(
-      () => {
-        logger.log('Stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error(`Shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
-        process.exit(1);
-      },
-    );
+    app
+      .close()
+      .then(stopTracing)
+      .then(
+        () => {
+          logger.log('Stopped');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error(`Shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));

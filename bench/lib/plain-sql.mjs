@@ -6,7 +6,12 @@ import { createHash, createHmac, createSecretKey, randomBytes, randomUUID } from
 import bcrypt from 'bcrypt';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from '../../dist/src/region-keys/api-key-codec.js';
+import {
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+  previewApiKey,
+} from '../../dist/src/region-keys/api-key-codec.js';
 
 export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -69,7 +74,8 @@ export const apiKeyJson = (row) => ({
   allowedCidrs: row.allowed_cidrs,
 });
 
-const API_KEY_COLUMNS = 'id, description, token_preview, created_at, updated_at, last_used_at, revokes_at, permissions, allowed_cidrs';
+const API_KEY_COLUMNS =
+  'id, description, token_preview, created_at, updated_at, last_used_at, revokes_at, permissions, allowed_cidrs';
 
 const CALLER_WITH_REGION = `
   SELECT c.id AS caller_id, c.token_preview AS caller_token_preview, c.last_used_at AS caller_last_used_at,
@@ -177,7 +183,9 @@ export async function createKey(pool, callerRows, description, origin, maxKeys) 
       [regionId, now],
     );
     if (active.rows[0].n >= maxKeys) return null;
-    const { rows: [row] } = await client.query(
+    const {
+      rows: [row],
+    } = await client.query(
       `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions, allowed_cidrs)
        VALUES ($1, $2, $3, $4, $5, $6, NULL) RETURNING ${API_KEY_COLUMNS}`,
       // The bench's keys hold every permission, in the canonical order, and no allowlist.
@@ -198,7 +206,9 @@ export function revokeKey(pool, callerRows, id, origin) {
   const [caller] = callerRows;
   const regionId = caller.region_id;
   return inRegionLock(pool, regionId, async (client, now) => {
-    const { rows: [key] } = await client.query(
+    const {
+      rows: [key],
+    } = await client.query(
       `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1 AND region_id = $2 AND revoked_at IS NULL AND (revokes_at IS NULL OR revokes_at > $3)`,
       [id, regionId, now],
     );
@@ -210,7 +220,10 @@ export function revokeKey(pool, callerRows, id, origin) {
       );
       if (managers.rows[0].n <= 1) return 'last';
     }
-    await client.query('UPDATE api_keys SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, now]);
+    await client.query('UPDATE api_keys SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL', [
+      id,
+      now,
+    ]);
     await recordEvent(client, regionId, 'api_key.revoked', now, caller, origin, key, false);
     return 'revoked';
   });
@@ -222,7 +235,8 @@ export function parseCreateBody(body) {
   const raw = value.description;
   const description = typeof raw === 'string' ? raw.trim() : raw;
   if (typeof value !== 'object' || Object.keys(value).some((k) => k !== 'description')) return { error: true };
-  if (description != null && (typeof description !== 'string' || description.length < 1 || description.length > 255)) return { error: true };
+  if (description != null && (typeof description !== 'string' || description.length < 1 || description.length > 255))
+    return { error: true };
   return { description };
 }
 
@@ -267,10 +281,21 @@ export async function basicSignIn({ pool, redis, env }) {
     const counter = counterPrefix + createHash('sha256').update(`${ip}\n${email}`).digest('hex');
     const [hits] = await Promise.all([redis.get(counter), redis.pttl(counter)]);
     if (Number(hits ?? 0) >= failureLimit) return null;
-    const { rows: [user] } = await pool.query('SELECT id, name, email, password_hash FROM users WHERE lower(email) = lower($1)', [email]);
-    const cacheKey = createHmac('sha256', cacheHmacKey).update(JSON.stringify([email, password])).digest('base64');
+    const {
+      rows: [user],
+    } = await pool.query('SELECT id, name, email, password_hash FROM users WHERE lower(email) = lower($1)', [email]);
+    const cacheKey = createHmac('sha256', cacheHmacKey)
+      .update(JSON.stringify([email, password]))
+      .digest('base64');
     const cached = cache.get(cacheKey);
-    if (user && cached && cached.expiresAt > Date.now() && cached.userId === user.id && cached.hash === user.password_hash) return user;
+    if (
+      user &&
+      cached &&
+      cached.expiresAt > Date.now() &&
+      cached.userId === user.id &&
+      cached.hash === user.password_hash
+    )
+      return user;
     if (!user) {
       await bcrypt.compare(password, dummyHash);
       return null;
@@ -303,8 +328,16 @@ function present(target, entries) {
 }
 
 function planetJson(p, satellites) {
-  const temperature = present({}, [['min', p.temperature_min], ['max', p.temperature_max], ['average', p.temperature_average]]);
-  const physical = present({}, [['mass', p.mass], ['radius', p.radius], ['gravity', p.gravity]]);
+  const temperature = present({}, [
+    ['min', p.temperature_min],
+    ['max', p.temperature_max],
+    ['average', p.temperature_average],
+  ]);
+  const physical = present({}, [
+    ['mass', p.mass],
+    ['radius', p.radius],
+    ['gravity', p.gravity],
+  ]);
   if (Object.keys(temperature).length > 0) physical.temperature = temperature;
   const planet = present({ id: p.id, name: p.name, description: p.description }, [
     ['type', p.type],
@@ -315,8 +348,15 @@ function planetJson(p, satellites) {
   present(planet, [['discoveredAt', iso(p.discovered_at)]]);
   planet.image = p.has_image ? `/planets/${p.id}/image` : null;
   planet.satellites = satellites.map((s) => {
-    const orbit = present({ planet: { id: p.id, name: p.name } }, [['orbitalPeriod', s.orbital_period], ['distance', s.distance]]);
-    return { ...present({ id: s.id, name: s.name, description: s.description }, [['diameter', s.diameter]]), type: s.type, orbit };
+    const orbit = present({ planet: { id: p.id, name: p.name } }, [
+      ['orbitalPeriod', s.orbital_period],
+      ['distance', s.distance],
+    ]);
+    return {
+      ...present({ id: s.id, name: s.name, description: s.description }, [['diameter', s.diameter]]),
+      type: s.type,
+      orbit,
+    };
   });
   planet.creator = { id: p.creator_id, name: p.creator_name };
   planet.tags = p.tags;
@@ -333,7 +373,10 @@ export async function planetsPage(pool, query) {
   const limit = number(query.limit, 10);
   const offset = number(query.offset, 0);
   if (!(limit >= 1 && limit <= 100) || !(offset >= 0 && offset <= 2147483647)) return null;
-  const [page, count] = await Promise.all([pool.query(PAGE, [limit, offset]), pool.query('SELECT count(*)::int AS n FROM planets')]);
+  const [page, count] = await Promise.all([
+    pool.query(PAGE, [limit, offset]),
+    pool.query('SELECT count(*)::int AS n FROM planets'),
+  ]);
   const total = count.rows[0].n;
   const satellites = page.rows.length === 0 ? [] : (await pool.query(SATELLITES, [page.rows.map((p) => p.id)])).rows;
   const byPlanet = Map.groupBy(satellites, (s) => s.planet_id);
@@ -345,7 +388,12 @@ export async function planetsPage(pool, query) {
     },
     body: {
       data: page.rows.map((p) => planetJson(p, byPlanet.get(p.id) ?? [])),
-      meta: { limit, offset, total, next: offset + limit < total ? `/planets?limit=${limit}&offset=${offset + limit}` : null },
+      meta: {
+        limit,
+        offset,
+        total,
+        next: offset + limit < total ? `/planets?limit=${limit}&offset=${offset + limit}` : null,
+      },
     },
   };
 }

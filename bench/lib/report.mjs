@@ -57,7 +57,14 @@ export function scenarioTable(rows) {
     for (let i = 0; i < width; i++) {
       const other = others[i];
       const o = other ? summarise(other.rounds) : {};
-      cells.push(other ? (SERVER_NAMES[other.name] ?? other.name) : '', int(o.rps), ms(o.p99), int(o.cpuUs), ratio(other?.ratio), ratio(other?.cpu));
+      cells.push(
+        other ? (SERVER_NAMES[other.name] ?? other.name) : '',
+        int(o.rps),
+        ms(o.p99),
+        int(o.cpuUs),
+        ratio(other?.ratio),
+        ratio(other?.cpu),
+      );
     }
     cells.push(`${s.non2xx} / ${s.errors}`);
     lines.push(`| ${cells.join(' | ')} |`);
@@ -75,8 +82,17 @@ export function check(name, measured, { atLeast, atMost, unit = '', digits = 2, 
   const target = atLeast ?? atMost;
   const met = atLeast !== undefined ? measured >= atLeast : measured <= atMost;
   const diff = atLeast !== undefined ? measured - atLeast : atMost - measured;
-  const margin = met ? `+${fmt(Math.abs(diff))}` : `missed by ${fmt(Math.abs(diff))} (${Math.round((Math.abs(diff) / Math.abs(target)) * 100)}%)`;
-  return { name, measured: fmt(measured), target: `${atLeast !== undefined ? '≥' : '≤'} ${fmt(target)}`, met: met ? 'met' : '**missed**', margin, note };
+  const margin = met
+    ? `+${fmt(Math.abs(diff))}`
+    : `missed by ${fmt(Math.abs(diff))} (${Math.round((Math.abs(diff) / Math.abs(target)) * 100)}%)`;
+  return {
+    name,
+    measured: fmt(measured),
+    target: `${atLeast !== undefined ? '≥' : '≤'} ${fmt(target)}`,
+    met: met ? 'met' : '**missed**',
+    margin,
+    note,
+  };
 }
 
 export function targetTable(checks) {

@@ -28,7 +28,10 @@ export async function fillRegion(base, apiKey, total) {
   const region = await call(base, 'GET', '/auth/regions/me', { headers: { 'x-api-key': apiKey } });
   let last = null;
   for (let n = region.apiKeys.length; n < total; n++) {
-    last = await call(base, 'POST', '/auth/region/api-keys', { headers: { 'x-api-key': apiKey }, body: { description: `bench key ${n + 1}` } });
+    last = await call(base, 'POST', '/auth/region/api-keys', {
+      headers: { 'x-api-key': apiKey },
+      body: { description: `bench key ${n + 1}` },
+    });
   }
   return { regionId: region.id, last };
 }
@@ -80,6 +83,9 @@ export async function seedOtherKeys(url, count) {
 /** Revokes the keys the create-delete flow left behind when the load stopped mid-way. */
 export async function revokeFlowLeftovers(url, regionId) {
   await withClient(url, (db) =>
-    db.query(`UPDATE api_keys SET revoked_at = now() WHERE region_id = $1 AND description = 'bench-flow' AND revoked_at IS NULL`, [regionId]),
+    db.query(
+      `UPDATE api_keys SET revoked_at = now() WHERE region_id = $1 AND description = 'bench-flow' AND revoked_at IS NULL`,
+      [regionId],
+    ),
   );
 }

@@ -17,7 +17,8 @@ const createDelete = [
     method: 'DELETE',
     headers,
     // No key made: start over with a POST.
-    setupRequest: (request, context) => (context.id ? { ...request, path: `/auth/region/api-keys/${context.id}` } : null),
+    setupRequest: (request, context) =>
+      context.id ? { ...request, path: `/auth/region/api-keys/${context.id}` } : null,
   },
 ];
 

@@ -22,7 +22,9 @@ export function pickLoadGenerator(choice = process.env.BENCH_LOAD) {
   const wrk = choice === 'autocannon' ? null : wrkVersion();
   if (choice === 'wrk' && !wrk) throw new Error('BENCH_LOAD=wrk, but wrk is not installed (apt-get install wrk)');
   if (wrk) return { name: wrk, run: runWrk };
-  const { version } = JSON.parse(execFileSync(process.execPath, ['-p', 'JSON.stringify(require("autocannon/package.json"))']));
+  const { version } = JSON.parse(
+    execFileSync(process.execPath, ['-p', 'JSON.stringify(require("autocannon/package.json"))']),
+  );
   return { name: `autocannon ${version}`, run: runAutocannon };
 }
 
@@ -64,7 +66,9 @@ function parseWrk(out) {
 }
 
 function runAutocannon(spec) {
-  return collect(process.execPath, [here('autocannon-child.mjs'), JSON.stringify(spec)], process.env).then((out) => JSON.parse(out));
+  return collect(process.execPath, [here('autocannon-child.mjs'), JSON.stringify(spec)], process.env).then((out) =>
+    JSON.parse(out),
+  );
 }
 
 function collect(command, args, env) {
@@ -75,6 +79,8 @@ function collect(command, args, env) {
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (err += chunk));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} exited with ${code}: ${err || out}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} exited with ${code}: ${err || out}`)),
+    );
   });
 }

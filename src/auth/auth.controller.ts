@@ -1,16 +1,17 @@
 import { Body, Controller, Get, Ip, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../common/auth/auth-policy';
-import { UNAUTHENTICATED } from '../common/problem/problem-types';
-import { ApiProblems, jsonBodyProblems } from '../common/swagger/api-problems.decorator';
-import { UserDto } from '../users/dto/user.dto';
+
+import { Public } from '../common/auth';
+import { SecretResponse } from '../common/http';
+import { UNAUTHENTICATED } from '../common/problem';
+import { ApiLoginRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit';
+import { ApiProblems, jsonBodyProblems } from '../common/swagger';
+import { UserDto } from '../users';
 import { allowanceHeaders } from './auth.errors';
 import { AuthService } from './auth.service';
 import type { AuthenticatedUser } from './authenticated-user';
 import { CredentialsDto, TokenDto } from './dto/credentials.dto';
-import { SecretResponse } from '../common/http/compression';
-import { ApiLoginRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit/api-rate-limit.decorator';
 import { TokenService } from './token.service';
 import { CurrentUser, UserAuth } from './user-auth.decorator';
 
@@ -39,7 +40,11 @@ export class AuthController {
     detail: 'The email or password is wrong.',
   })
   @ApiLoginRateLimited()
-  async getToken(@Body() body: CredentialsDto, @Ip() ip: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenDto> {
+  async getToken(
+    @Body() body: CredentialsDto,
+    @Ip() ip: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TokenDto> {
     const { user, allowance } = await this.auth.signIn(body.email, body.password, ip);
     reply.headers(allowanceHeaders(allowance));
     return { token: await this.tokens.issue(user) };
@@ -47,7 +52,11 @@ export class AuthController {
 
   @Get('me')
   @UserAuth()
-  @ApiOperation({ operationId: 'getMe', summary: 'Get the authenticated user', description: 'With Basic credentials or a Bearer token.' })
+  @ApiOperation({
+    operationId: 'getMe',
+    summary: 'Get the authenticated user',
+    description: 'With Basic credentials or a Bearer token.',
+  })
   @ApiOkResponse({ type: UserDto, description: 'You.' })
   getMe(@CurrentUser() user: AuthenticatedUser): UserDto {
     return UserDto.from(user);

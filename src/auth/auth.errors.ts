@@ -1,12 +1,13 @@
-import { UnauthenticatedError } from '../common/problem/problem';
-import type { LoginAllowance } from '../common/rate-limit/login-throttle';
-import { rateLimitHeaders } from '../common/rate-limit/rate-limit-headers';
+import { UnauthenticatedError } from '../common/problem';
+import { type LoginAllowance, rateLimitHeaders } from '../common/rate-limit';
 
 /** Both schemes /me and every user route accept, so a client knows what it may send. */
 export const USER_CHALLENGE = 'Basic realm="api", charset="UTF-8", Bearer';
 
 export class UserUnauthenticatedError extends UnauthenticatedError {
-  constructor(detail = 'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.') {
+  constructor(
+    detail = 'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.',
+  ) {
     super(detail, USER_CHALLENGE);
   }
 }
@@ -23,4 +24,5 @@ export class InvalidCredentialsError extends UnauthenticatedError {
 }
 
 /** What is left of the failed-sign-in allowance, for the rate-limit response headers. */
-export const allowanceHeaders = ({ policy, remaining, reset }: LoginAllowance): Record<string, string> => rateLimitHeaders(policy, { remaining, reset });
+export const allowanceHeaders = ({ policy, remaining, reset }: LoginAllowance): Record<string, string> =>
+  rateLimitHeaders(policy, { remaining, reset });

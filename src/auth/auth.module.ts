@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
-import { AppConfig } from '../config/app-config';
-import { UsersModule } from '../users/users.module';
+
+import { RateLimitModule } from '../common/rate-limit';
+import { AppConfig, ConfigModule } from '../config';
+import { UsersModule } from '../users';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { AuthSettings } from './auth.settings';
 import { BasicAuthCache } from './basic-auth-cache';
 import { JwtSettings } from './jwt-settings';
-import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { BasicStrategy } from './strategies/basic.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { TokenService } from './token.service';
@@ -18,10 +20,20 @@ import { TokenService } from './token.service';
  */
 @Module({
   // JwtModule without defaults: the secret and algorithm come from JwtSettings at each call.
-  imports: [UsersModule, PassportModule, JwtModule.register({}), RateLimitModule],
+  imports: [
+    ConfigModule.forFeature(AuthSettings),
+    UsersModule,
+    PassportModule,
+    JwtModule.register({}),
+    RateLimitModule,
+  ],
   controllers: [AuthController],
   providers: [
-    { provide: JwtSettings, inject: [AppConfig], useFactory: JwtSettings.fromConfig },
+    {
+      provide: JwtSettings,
+      inject: [AuthSettings, AppConfig],
+      useFactory: (settings: AuthSettings, config: AppConfig) => JwtSettings.fromSettings(settings, config),
+    },
     AuthService,
     TokenService,
     BasicAuthCache,

@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { SecurityCounters } from '../common/metrics/security-counters';
-import { ServiceUnavailableError } from '../common/problem/problem';
-import { canonicalEmail } from '../users/email';
-import { PasswordHasher } from '../users/password-hasher';
-import { type User, UsersService } from '../users/users.service';
+
+import { SecurityCounters } from '../common/metrics';
+import { ServiceUnavailableError } from '../common/problem';
+import { type LoginAllowance, LoginThrottle } from '../common/rate-limit';
+import { canonicalEmail, PasswordHasher, type UserAccount, UsersService } from '../users';
 import { InvalidCredentialsError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { BasicAuthCache } from './basic-auth-cache';
-import { type LoginAllowance, LoginThrottle } from '../common/rate-limit/login-throttle';
 
-export const toAuthenticatedUser = ({ id, name, email }: Pick<User, 'id' | 'name' | 'email'>): AuthenticatedUser => ({ id, name, email });
+export const toAuthenticatedUser = ({ id, name, email }: UserAccount): AuthenticatedUser => ({
+  id,
+  name,
+  email,
+});
 
 /** Checks email and password, for POST /auth/token and for Basic credentials. */
 @Injectable()
@@ -23,7 +26,11 @@ export class AuthService {
   ) {}
 
   /** For a token: the user, or InvalidCredentialsError (the same for unknown email and wrong password). */
-  async signIn(email: string, password: string, clientAddress: string): Promise<{ user: AuthenticatedUser; allowance: LoginAllowance }> {
+  async signIn(
+    email: string,
+    password: string,
+    clientAddress: string,
+  ): Promise<{ user: AuthenticatedUser; allowance: LoginAllowance }> {
     // Counted and looked up under the canonical form: another spelling of one address is
     // the same account, and must not be a fresh allowance of guesses either.
     const normalized = canonicalEmail(email) ?? email;
@@ -61,7 +68,8 @@ export class AuthService {
         clientAddress,
         normalized,
         async ({ countedLocally }) => {
-          if (countedLocally) throw new ServiceUnavailableError('Sign-in is temporarily unavailable; retry shortly.', 5);
+          if (countedLocally)
+            throw new ServiceUnavailableError('Sign-in is temporarily unavailable; retry shortly.', 5);
           const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
           if (!user || !matches) {
             this.counters.signInFailed('basic');

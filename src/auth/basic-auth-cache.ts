@@ -1,7 +1,9 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
+
 import { Injectable } from '@nestjs/common';
 import { coalesceAsync } from 'promise-coalesce';
-import { AppConfig } from '../config/app-config';
+
+import { AuthSettings } from './auth.settings';
 
 interface Entry {
   userId: number;
@@ -27,13 +29,15 @@ export class BasicAuthCache {
   private readonly ttlMs: number;
   private readonly maxEntries: number;
 
-  constructor(config: AppConfig) {
-    this.ttlMs = config.BASIC_AUTH_CACHE_TTL_SECONDS * 1000;
-    this.maxEntries = config.BASIC_AUTH_CACHE_MAX_ENTRIES;
+  constructor(settings: AuthSettings) {
+    this.ttlMs = settings.BASIC_AUTH_CACHE_TTL_SECONDS * 1000;
+    this.maxEntries = settings.BASIC_AUTH_CACHE_MAX_ENTRIES;
   }
 
   keyOf(email: string, password: string): string {
-    return createHmac('sha256', this.hmacKey).update(JSON.stringify([email, password])).digest('base64');
+    return createHmac('sha256', this.hmacKey)
+      .update(JSON.stringify([email, password]))
+      .digest('base64');
   }
 
   /** True when these credentials were verified recently against exactly this user and hash. */

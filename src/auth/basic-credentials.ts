@@ -1,4 +1,4 @@
-import { canonicalEmail } from '../users/email';
+import { canonicalEmail } from '../users';
 
 export interface BasicCredentials {
   email: string;

@@ -1,7 +1,10 @@
 import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+
 import { Logger } from '@nestjs/common';
-import type { ApiEnvironment } from '../common/auth/api-key-format';
-import type { AppConfig } from '../config/app-config';
+
+import type { ApiEnvironment } from '../common/auth';
+import type { AppConfig } from '../config';
+import type { AuthSettings } from './auth.settings';
 
 /** How user tokens are signed and checked; shared by the issuer and the Bearer strategy. */
 export class JwtSettings {
@@ -23,8 +26,8 @@ export class JwtSettings {
   }
 
   /** Production requires JWT_SECRET (config validation enforces it); elsewhere one is made up. */
-  static fromConfig(config: AppConfig): JwtSettings {
-    let secret = config.JWT_SECRET;
+  static fromSettings(settings: AuthSettings, config: AppConfig): JwtSettings {
+    let secret = settings.JWT_SECRET;
     if (!secret) {
       secret = randomBytes(32).toString('base64url');
       new Logger(JwtSettings.name).warn(
@@ -32,6 +35,12 @@ export class JwtSettings {
           'and are not accepted by other instances. Set JWT_SECRET (required in production).',
       );
     }
-    return new JwtSettings(secret, config.JWT_TTL, config.JWT_ISSUER, config.JWT_AUDIENCE, config.API_ENVIRONMENT);
+    return new JwtSettings(
+      secret,
+      settings.JWT_TTL,
+      settings.JWT_ISSUER,
+      settings.JWT_AUDIENCE,
+      config.API_ENVIRONMENT,
+    );
   }
 }

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { UsersService } from '../users/users.service';
-import type { AuthenticatedUser } from './authenticated-user';
+
+import { INT4_MAX } from '../database';
+import { UsersService } from '../users';
 import { toAuthenticatedUser } from './auth.service';
+import type { AuthenticatedUser } from './authenticated-user';
 import { JwtSettings } from './jwt-settings';
 
 /** The claims this service puts in a token; the signature and `exp` are checked by passport-jwt. */
@@ -15,7 +17,6 @@ export interface TokenClaims {
 }
 
 const USER_ID = /^[1-9][0-9]{0,9}$/;
-const MAX_INTEGER_ID = 2_147_483_647;
 
 /** Issues user tokens (JWT, HS256, `sub` = user id) and resolves verified ones to users. */
 @Injectable()
@@ -28,18 +29,15 @@ export class TokenService {
 
   issue(user: AuthenticatedUser): Promise<string> {
     const { secret, ttlSeconds, issuer, audience, environment } = this.settings;
-    return this.jwt.signAsync(
-      environment === 'sandbox' ? { env: 'sandbox' } : {},
-      {
-        secret,
-        algorithm: JwtSettings.ALGORITHM,
-        subject: String(user.id),
-        expiresIn: ttlSeconds,
-        // jsonwebtoken refuses an option that is present but undefined.
-        ...(issuer ? { issuer } : {}),
-        ...(audience ? { audience } : {}),
-      },
-    );
+    return this.jwt.signAsync(environment === 'sandbox' ? { env: 'sandbox' } : {}, {
+      secret,
+      algorithm: JwtSettings.ALGORITHM,
+      subject: String(user.id),
+      expiresIn: ttlSeconds,
+      // jsonwebtoken refuses an option that is present but undefined.
+      ...(issuer ? { issuer } : {}),
+      ...(audience ? { audience } : {}),
+    });
   }
 
   /**
@@ -52,7 +50,7 @@ export class TokenService {
     // even where an operator gave both environments one JWT_SECRET.
     if ((claims.env === 'sandbox' ? 'sandbox' : 'live') !== this.settings.environment) return null;
     const id = Number(claims.sub);
-    if (id > MAX_INTEGER_ID) return null;
+    if (id > INT4_MAX) return null;
     const user = await this.users.findById(id);
     return user ? toAuthenticatedUser(user) : null;
   }

@@ -1,11 +1,11 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
-import { declareAuthPolicy } from '../common/auth/auth-policy';
-import { BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../common/auth/security-schemes';
-import { UNAUTHENTICATED } from '../common/problem/problem-types';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+
+import { BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME, declareAuthPolicy } from '../common/auth';
+import { UNAUTHENTICATED } from '../common/problem';
+import { ApiLoginRateLimited } from '../common/rate-limit';
+import { ApiProblems } from '../common/swagger';
 import type { AuthenticatedUser } from './authenticated-user';
-import { ApiLoginRateLimited } from '../common/rate-limit/api-rate-limit.decorator';
 import { UserAuthGuard } from './user-auth.guard';
 
 /** The route requires a signed-in user: Basic (email and password) or a Bearer token. */
@@ -18,13 +18,16 @@ export const UserAuth = () =>
     ApiSecurity(BEARER_SECURITY_SCHEME),
     ApiProblems({
       types: [UNAUTHENTICATED],
-      detail: 'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.',
-      description: 'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
+      detail:
+        'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.',
+      description:
+        'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
     }),
     ApiLoginRateLimited('Too many failed Basic sign-ins from this client for this email; see Retry-After.'),
   );
 
 /** The user that authenticated the request. */
 export const CurrentUser = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): AuthenticatedUser => ctx.switchToHttp().getRequest().user,
+  (_: unknown, ctx: ExecutionContext): AuthenticatedUser =>
+    ctx.switchToHttp().getRequest<{ user: AuthenticatedUser }>().user,
 );

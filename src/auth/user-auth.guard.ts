@@ -1,7 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Strategy } from 'passport';
-import { authenticateWith } from '../common/auth/authenticate-with';
+
+import { authenticateWith } from '../common/auth';
 import { UserUnauthenticatedError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { BasicStrategy } from './strategies/basic.strategy';
@@ -30,7 +31,9 @@ export class UserAuthGuard implements CanActivate {
   }
 
   private authenticate(request: unknown, response: unknown): Promise<AuthenticatedUser | false> {
-    this.strategies ??= [BasicStrategy, JwtStrategy].map((type) => this.moduleRef.get<Strategy>(type, { strict: false }));
+    this.strategies ??= [BasicStrategy, JwtStrategy].map((type) =>
+      this.moduleRef.get<Strategy>(type, { strict: false }),
+    );
     return authenticateWith<AuthenticatedUser>(this.strategies, request, response);
   }
 }

@@ -1,25 +1,25 @@
-import { Body, Controller, Post, Res } from '@nestjs/common';
+import { Body, Controller, Post, Res, type Type } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
-import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
 import type { FastifyReply } from 'fastify';
-import { absoluteUrl, locationHeader } from '../common/http/location';
-import { NOT_FOUND, UNAVAILABLE } from '../common/problem/problem-types';
-import { ApiProblems, jsonBodyProblems } from '../common/swagger/api-problems.decorator';
-import { AppConfig } from '../config/app-config';
-import { PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
+
+import { type AuthenticatedUser, CurrentUser, UserAuth } from '../auth';
+import { absoluteUrl, locationHeader } from '../common/http';
+import { NOT_FOUND, UNAVAILABLE } from '../common/problem';
+import { ApiProblems, jsonBodyProblems } from '../common/swagger';
+import { AppConfig } from '../config';
 import { CelestialBodiesService } from './celestial-bodies.service';
-import { CelestialBodyPipe, type CelestialBodyInput } from './celestial-body.pipe';
-import { PlanetBodyInputDto } from './dto/planet-input.dto';
+import { type CelestialBodyInput, CelestialBodyPipe } from './celestial-body.pipe';
+import { PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
 import { PlanetBodyDto, PlanetDto, planetPath } from './dto/planet.dto';
-import { SatelliteInputDto } from './dto/satellite-input.dto';
+import { PlanetBodyInputDto } from './dto/planet-input.dto';
 import { SatelliteDto } from './dto/satellite.dto';
+import { SatelliteInputDto } from './dto/satellite-input.dto';
 
 /** The Galaxy's `CelestialBody`: a oneOf of a planet and a satellite, told apart by `type`. */
-function celestialBody(planet: Function, satellite: Function) {
-  const mapping = Object.fromEntries([
-    ...PLANET_TYPES.map((type) => [type, getSchemaPath(planet)]),
-    ...SATELLITE_TYPES.map((type) => [type, getSchemaPath(satellite)]),
+function celestialBody(planet: Type<unknown>, satellite: Type<unknown>) {
+  const mapping = Object.fromEntries<string>([
+    ...PLANET_TYPES.map((type): [string, string] => [type, getSchemaPath(planet)]),
+    ...SATELLITE_TYPES.map((type): [string, string] => [type, getSchemaPath(satellite)]),
   ]);
   return {
     oneOf: [{ $ref: getSchemaPath(planet) }, { $ref: getSchemaPath(satellite) }],
@@ -43,11 +43,15 @@ export class CelestialBodiesController {
     description:
       'A planet when `type` is terrestrial, gas_giant, ice_giant, dwarf or super_earth (you become its creator); ' +
       'a satellite when it is moon, asteroid or comet, orbiting the existing planet named by `orbit.planet.id`. ' +
-      'Location is the new planet\'s URI; for a satellite, which has no URI of its own, that of the planet it orbits ' +
+      "Location is the new planet's URI; for a satellite, which has no URI of its own, that of the planet it orbits " +
       '(whose `satellites` list it).',
   })
   @ApiExtraModels(PlanetBodyInputDto, SatelliteInputDto, PlanetBodyDto, SatelliteDto)
-  @ApiBody({ required: true, description: 'Celestial body to create', schema: celestialBody(PlanetBodyInputDto, SatelliteInputDto) })
+  @ApiBody({
+    required: true,
+    description: 'Celestial body to create',
+    schema: celestialBody(PlanetBodyInputDto, SatelliteInputDto),
+  })
   @ApiCreatedResponse({
     description: 'Celestial body created',
     schema: celestialBody(PlanetBodyDto, SatelliteDto),
@@ -55,7 +59,11 @@ export class CelestialBodiesController {
   })
   @ApiProblems(
     ...jsonBodyProblems('Invalid input: a missing or unknown type, unknown fields, wrong types or values.'),
-    { types: [NOT_FOUND], description: 'The planet named by orbit.planet.id does not exist.', detail: 'orbit.planet.id: no planet with id 42 exists.' },
+    {
+      types: [NOT_FOUND],
+      description: 'The planet named by orbit.planet.id does not exist.',
+      detail: 'orbit.planet.id: no planet with id 42 exists.',
+    },
     UNAVAILABLE,
   )
   async createCelestialBody(
@@ -63,7 +71,8 @@ export class CelestialBodiesController {
     @Body(CelestialBodyPipe) body: CelestialBodyInput,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlanetDto | SatelliteDto> {
-    const locate = (planetId: number) => reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, planetPath(planetId)));
+    const locate = (planetId: number) =>
+      reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, planetPath(planetId)));
     if (body instanceof SatelliteInputDto) {
       const { satellite, planet } = await this.celestialBodies.createSatellite(body);
       locate(planet.id);

@@ -1,12 +1,20 @@
-import { TooManyRequestsError } from '../common/rate-limit/too-many-requests.error';
-import { DomainError, ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationFailedError } from '../common/problem/problem';
-import { defineProblemType, PRECONDITION_FAILED } from '../common/problem/problem-types';
+import {
+  defineProblemType,
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  PRECONDITION_FAILED,
+  ServiceUnavailableError,
+  ValidationFailedError,
+} from '../common/problem';
+import { TooManyRequestsError } from '../common/rate-limit';
 
 export const IMAGE_TOO_LARGE = defineProblemType({
   slug: 'image-too-large',
   status: 413,
   title: 'Image too large',
-  meaning: 'The uploaded image is larger than a planet\'s image may be (5 MiB). Nothing was stored; the previous image, if any, stays.',
+  meaning:
+    "The uploaded image is larger than a planet's image may be (5 MiB). Nothing was stored; the previous image, if any, stays.",
   action: 'Scale or compress the image below the limit in the detail, then upload it again.',
   exampleDetail: 'An image may be at most 5242880 bytes (5 MiB).',
 });
@@ -27,7 +35,10 @@ export class OrbitedPlanetNotFoundError extends NotFoundError {
 /** If-Match names none of the planet's current ETags: someone changed it since the client read it. */
 export class PlanetChangedError extends DomainError {
   constructor(planetId: number) {
-    super(PRECONDITION_FAILED, `Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`);
+    super(
+      PRECONDITION_FAILED,
+      `Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`,
+    );
   }
 }
 
@@ -46,7 +57,13 @@ export class PlanetImageNotFoundError extends NotFoundError {
 export class NotAnImageError extends ValidationFailedError {
   constructor() {
     super(
-      [{ field: 'image', message: 'image must be a PNG, JPEG, GIF or WebP file (recognised by its content, not its name or declared type)' }],
+      [
+        {
+          field: 'image',
+          message:
+            'image must be a PNG, JPEG, GIF or WebP file (recognised by its content, not its name or declared type)',
+        },
+      ],
       'The uploaded file is not an image of an accepted type.',
     );
   }
@@ -54,7 +71,9 @@ export class NotAnImageError extends ValidationFailedError {
 
 export class MissingImageError extends ValidationFailedError {
   constructor() {
-    super([{ field: 'image', message: 'image is required: send the file as multipart/form-data in the field "image"' }]);
+    super([
+      { field: 'image', message: 'image is required: send the file as multipart/form-data in the field "image"' },
+    ]);
   }
 }
 
@@ -65,7 +84,10 @@ export class UnexpectedFormPartError extends ValidationFailedError {
       fieldName === 'image' && !isFile
         ? 'image must be a file, not a text field'
         : `${isFile ? 'a file' : 'a text field'} named "${fieldName}" is not accepted: the form takes one part, a file in the field "image"`;
-    super([{ field: fieldName, message }], 'The upload form must hold exactly one part: the file in the field "image".');
+    super(
+      [{ field: fieldName, message }],
+      'The upload form must hold exactly one part: the file in the field "image".',
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { DataSource } from 'typeorm';
+
+import { ADVISORY_LOCKS, managerOf, type Transaction } from '../database';
 import { Planet } from './entities/planet.entity';
 import { PlanetImage } from './entities/planet-image.entity';
 import { Satellite } from './entities/satellite.entity';
@@ -23,7 +24,10 @@ export type PlanetValues = Pick<
   | 'tags'
 >;
 
-export type SatelliteValues = Pick<Satellite, 'planetId' | 'name' | 'description' | 'diameter' | 'type' | 'orbitalPeriod' | 'distance'>;
+export type SatelliteValues = Pick<
+  Satellite,
+  'planetId' | 'name' | 'description' | 'diameter' | 'type' | 'orbitalPeriod' | 'distance'
+>;
 
 /**
  * A planet as readers get it: its columns, and whether it has an image (never the image).
@@ -31,7 +35,10 @@ export type SatelliteValues = Pick<Satellite, 'planetId' | 'name' | 'description
  */
 export type PlanetRecord = PlanetValues & Pick<Planet, 'id' | 'creatorId' | 'updatedAt'> & { hasImage: boolean };
 
-export type SatelliteRecord = Pick<Satellite, 'id' | 'planetId' | 'name' | 'description' | 'diameter' | 'type' | 'orbitalPeriod' | 'distance'>;
+export type SatelliteRecord = Pick<
+  Satellite,
+  'id' | 'planetId' | 'name' | 'description' | 'diameter' | 'type' | 'orbitalPeriod' | 'distance'
+>;
 
 // Plain SQL, with columns named as the records' fields, so rows are the records as they come:
 // on a page of planets TypeORM's query building and hydration cost more than the queries.
@@ -44,10 +51,12 @@ const SELECT_PLANETS = `
     FROM planets planet
     LEFT JOIN planet_images image ON image.planet_id = planet.id`;
 
-export type NewPlanetImage = Required<Pick<PlanetImage, 'planetId' | 'contentType' | 'byteSize' | 'sha256' | 'data' | 'uploadedAt'>>;
+export type NewPlanetImage = Required<
+  Pick<PlanetImage, 'planetId' | 'contentType' | 'byteSize' | 'sha256' | 'data' | 'uploadedAt'>
+>;
 
 /**
- * All SQL of the celestial bodies. Methods that take an EntityManager run inside the
+ * All SQL of the celestial bodies. Methods that take a Transaction run inside the
  * caller's transaction; the others use the pool. Reads of planets never load image bytes.
  */
 @Injectable()
@@ -67,16 +76,18 @@ export class CelestialBodiesRepository {
     return count;
   }
 
-  /** In the caller's transaction when given its manager, as findSatellitesOf. */
-  async findPlanet(id: number, manager: EntityManager = this.dataSource.manager): Promise<PlanetRecord | null> {
-    const rows: PlanetRecord[] = await manager.query(`${SELECT_PLANETS} WHERE planet.id = $1`, [id]);
+  /** In the caller's transaction when given one, as findSatellitesOf. */
+  async findPlanet(id: number, tx?: Transaction): Promise<PlanetRecord | null> {
+    const rows: PlanetRecord[] = await managerOf(tx, this.dataSource).query(`${SELECT_PLANETS} WHERE planet.id = $1`, [
+      id,
+    ]);
     return rows[0] ?? null;
   }
 
   /** One query for the satellites of any number of planets, in planet order, then oldest first. */
-  findSatellitesOf(planetIds: number[], manager: EntityManager = this.dataSource.manager): Promise<SatelliteRecord[]> {
+  findSatellitesOf(planetIds: number[], tx?: Transaction): Promise<SatelliteRecord[]> {
     if (planetIds.length === 0) return Promise.resolve([]);
-    return manager.query(
+    return managerOf(tx, this.dataSource).query(
       `SELECT id, planet_id AS "planetId", name, description, diameter, type, orbital_period AS "orbitalPeriod", distance
          FROM satellites WHERE planet_id = ANY($1) ORDER BY planet_id, id`,
       [planetIds],
@@ -91,53 +102,65 @@ export class CelestialBodiesRepository {
    * SELECT ... FOR UPDATE on the planet row alone (no joins): changes to one planet, and
    * satellites being added to it, happen one after another.
    */
-  lockPlanet(manager: EntityManager, id: number): Promise<Planet | null> {
-    return manager.getRepository(Planet).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  lockPlanet(tx: Transaction, id: number): Promise<Planet | null> {
+    return managerOf(tx)
+      .getRepository(Planet)
+      .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** SELECT ... FOR SHARE: the planet cannot be deleted until the caller's transaction ends. */
-  sharePlanet(manager: EntityManager, id: number): Promise<Planet | null> {
-    return manager.getRepository(Planet).findOne({ where: { id }, lock: { mode: 'pessimistic_read' } });
+  sharePlanet(tx: Transaction, id: number): Promise<Planet | null> {
+    return managerOf(tx)
+      .getRepository(Planet)
+      .findOne({ where: { id }, lock: { mode: 'pessimistic_read' } });
   }
 
-  async insertPlanet(manager: EntityManager, creatorId: number, values: PlanetValues): Promise<number> {
-    const result = await manager.getRepository(Planet).insert({ ...values, creatorId });
+  /** In the caller's transaction when given one. */
+  async insertPlanet(creatorId: number, values: PlanetValues, tx?: Transaction): Promise<number> {
+    const result = await managerOf(tx, this.dataSource)
+      .getRepository(Planet)
+      .insert({ ...values, creatorId });
     return (result.identifiers[0] as { id: number }).id;
   }
 
-  async updatePlanet(manager: EntityManager, id: number, values: PlanetValues): Promise<void> {
-    await manager.getRepository(Planet).update({ id }, values);
+  async updatePlanet(tx: Transaction, id: number, values: PlanetValues): Promise<void> {
+    await managerOf(tx).getRepository(Planet).update({ id }, values);
   }
 
   /** Its satellites and image go with it, in the same statement (ON DELETE CASCADE). */
-  async deletePlanet(manager: EntityManager, id: number): Promise<void> {
-    await manager.getRepository(Planet).delete({ id });
+  async deletePlanet(tx: Transaction, id: number): Promise<void> {
+    await managerOf(tx).getRepository(Planet).delete({ id });
   }
 
-  insertSatellite(manager: EntityManager, values: SatelliteValues): Promise<Satellite> {
-    const repository = manager.getRepository(Satellite);
+  insertSatellite(tx: Transaction, values: SatelliteValues): Promise<Satellite> {
+    const repository = managerOf(tx).getRepository(Satellite);
     return repository.save(repository.create(values));
   }
 
   /** Adds or replaces the planet's image (one row per planet). */
-  async saveImage(manager: EntityManager, image: NewPlanetImage): Promise<void> {
-    await manager.getRepository(PlanetImage).upsert(image, { conflictPaths: ['planetId'] });
+  async saveImage(tx: Transaction, image: NewPlanetImage): Promise<void> {
+    await managerOf(tx)
+      .getRepository(PlanetImage)
+      .upsert(image, { conflictPaths: ['planetId'] });
   }
 
   /** The image's metadata, or with `withData` its bytes too. */
   findImage(planetId: number, withData: boolean): Promise<PlanetImage | null> {
-    const query = this.dataSource.getRepository(PlanetImage).createQueryBuilder('image').where('image.planet_id = :planetId', { planetId });
+    const query = this.dataSource
+      .getRepository(PlanetImage)
+      .createQueryBuilder('image')
+      .where('image.planet_id = :planetId', { planetId });
     return (withData ? query.addSelect('image.data') : query).getOne();
   }
 
   // Sample data (see sample-data.ts).
 
   /** Makes concurrent first starts of several instances seed one after another. */
-  async lockSampleData(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.sampleData]);
+  async lockSampleData(tx: Transaction): Promise<void> {
+    await managerOf(tx).query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.sampleData]);
   }
 
-  async hasAnyPlanet(manager: EntityManager): Promise<boolean> {
-    return manager.getRepository(Planet).exists();
+  async hasAnyPlanet(tx: Transaction): Promise<boolean> {
+    return managerOf(tx).getRepository(Planet).exists();
   }
 }

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
-import { RowLockGate } from '../database/row-lock-gate';
-import { type UserProfile, UsersService } from '../users/users.service';
-import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
+
+import { Injectable } from '@nestjs/common';
+
+import { Clock } from '../common/clock';
+import { type Transaction, UnitOfWork } from '../database';
+import { UsersService } from '../users';
 import {
   NotPlanetCreatorError,
   OrbitedPlanetNotFoundError,
@@ -11,57 +12,45 @@ import {
   PlanetImageNotFoundError,
   PlanetNotFoundError,
 } from './celestial-bodies.errors';
-import { planetEtagHolds } from './planet-etag';
-import { toPlanetValues, type PlanetBodyInputDto, type PlanetInputDto } from './dto/planet-input.dto';
+import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
+import type { PlanetPage, PlanetWithSatellites, SatelliteWithPlanet } from './celestial-bodies.types';
+import { type PlanetBodyInputDto, type PlanetInputDto, toPlanetValues } from './dto/planet-input.dto';
 import type { SatelliteInputDto } from './dto/satellite-input.dto';
 import type { Planet } from './entities/planet.entity';
 import type { PlanetImage } from './entities/planet-image.entity';
-import type { Satellite } from './entities/satellite.entity';
 import type { ReceivedImage } from './image-upload';
+import { planetEtagHolds } from './planet-etag';
 import { UploadSlots } from './upload-slots';
-
-export interface PlanetWithSatellites {
-  planet: PlanetRecord;
-  satellites: SatelliteRecord[];
-  creator: UserProfile;
-}
-
-export interface PlanetPage {
-  items: PlanetWithSatellites[];
-  total: number;
-}
-
-export interface SatelliteWithPlanet {
-  satellite: Satellite;
-  planet: Pick<Planet, 'id' | 'name'>;
-}
 
 @Injectable()
 export class CelestialBodiesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: CelestialBodiesRepository,
     private readonly users: UsersService,
-    private readonly rowLocks: RowLockGate,
     private readonly uploads: UploadSlots,
+    private readonly clock: Clock,
   ) {}
 
   /** Four queries whatever the page size: the page and the count, then the satellites and the creators. */
   async listPlanets(limit: number, offset: number): Promise<PlanetPage> {
-    const [planets, total] = await Promise.all([this.repository.findPlanetPage(limit, offset), this.repository.countPlanets()]);
+    const [planets, total] = await Promise.all([
+      this.repository.findPlanetPage(limit, offset),
+      this.repository.countPlanets(),
+    ]);
     return { items: await this.withSatellitesAndCreators(planets), total };
   }
 
-  /** In the caller's transaction when given its manager. */
-  async getPlanet(id: number, manager?: EntityManager): Promise<PlanetWithSatellites> {
-    const planet = await this.repository.findPlanet(id, manager);
+  /** In the caller's transaction when given one. */
+  async getPlanet(id: number, tx?: Transaction): Promise<PlanetWithSatellites> {
+    const planet = await this.repository.findPlanet(id, tx);
     if (!planet) throw new PlanetNotFoundError(id);
-    const [item] = await this.withSatellitesAndCreators([planet], manager);
+    const [item] = await this.withSatellitesAndCreators([planet], tx);
     return item;
   }
 
   async createPlanet(creatorId: number, input: PlanetInputDto | PlanetBodyInputDto): Promise<PlanetWithSatellites> {
-    const id = await this.repository.insertPlanet(this.dataSource.manager, creatorId, toPlanetValues(input));
+    const id = await this.repository.insertPlanet(creatorId, toPlanetValues(input));
     return this.getPlanet(id);
   }
 
@@ -69,21 +58,26 @@ export class CelestialBodiesService {
    * Replaces the planet's fields; only its creator may. With `ifMatch` (the If-Match header),
    * only while the planet is as the client last read it: see assertUnchanged.
    */
-  async updatePlanet(id: number, userId: number, input: PlanetInputDto, ifMatch?: string): Promise<PlanetWithSatellites> {
-    return this.rowLocks.transaction(`planet:${id}`, async (manager) => {
-      await this.lockOwnPlanet(manager, id, userId);
-      if (ifMatch !== undefined) await this.assertUnchanged(manager, id, ifMatch);
-      await this.repository.updatePlanet(manager, id, toPlanetValues(input));
-      return this.getPlanet(id, manager);
+  async updatePlanet(
+    id: number,
+    userId: number,
+    input: PlanetInputDto,
+    ifMatch?: string,
+  ): Promise<PlanetWithSatellites> {
+    return this.unitOfWork.runLockingRow(`planet:${id}`, async (tx) => {
+      await this.lockOwnPlanet(tx, id, userId);
+      if (ifMatch !== undefined) await this.assertUnchanged(tx, id, ifMatch);
+      await this.repository.updatePlanet(tx, id, toPlanetValues(input));
+      return this.getPlanet(id, tx);
     });
   }
 
   /** Deletes the planet with its satellites and image, in one transaction; only its creator may. `ifMatch` as for updatePlanet. */
   async deletePlanet(id: number, userId: number, ifMatch?: string): Promise<void> {
-    await this.rowLocks.transaction(`planet:${id}`, async (manager) => {
-      await this.lockOwnPlanet(manager, id, userId);
-      if (ifMatch !== undefined) await this.assertUnchanged(manager, id, ifMatch);
-      await this.repository.deletePlanet(manager, id);
+    await this.unitOfWork.runLockingRow(`planet:${id}`, async (tx) => {
+      await this.lockOwnPlanet(tx, id, userId);
+      if (ifMatch !== undefined) await this.assertUnchanged(tx, id, ifMatch);
+      await this.repository.deletePlanet(tx, id);
     });
   }
 
@@ -94,10 +88,10 @@ export class CelestialBodiesService {
    */
   createSatellite(input: SatelliteInputDto): Promise<SatelliteWithPlanet> {
     const planetId = input.orbit.planet.id;
-    return this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
-      const planet = await this.repository.sharePlanet(manager, planetId);
+    return this.unitOfWork.runLockingRow(`planet:${planetId}`, async (tx) => {
+      const planet = await this.repository.sharePlanet(tx, planetId);
       if (!planet) throw new OrbitedPlanetNotFoundError(planetId);
-      const satellite = await this.repository.insertSatellite(manager, {
+      const satellite = await this.repository.insertSatellite(tx, {
         planetId,
         name: input.name,
         description: input.description ?? null,
@@ -129,11 +123,11 @@ export class CelestialBodiesService {
           byteSize: data.length,
           sha256: createHash('sha256').update(data).digest('hex'),
           data,
-          uploadedAt: new Date(),
+          uploadedAt: this.clock.now(),
         };
-        await this.rowLocks.transaction(`planet:${planetId}`, async (manager) => {
-          await this.lockOwnPlanet(manager, planetId, userId);
-          await this.repository.saveImage(manager, image);
+        await this.unitOfWork.runLockingRow(`planet:${planetId}`, async (tx) => {
+          await this.lockOwnPlanet(tx, planetId, userId);
+          await this.repository.saveImage(tx, image);
         });
         return image;
       });
@@ -153,22 +147,28 @@ export class CelestialBodiesService {
    * read the same ETag and change the planet at once cannot both succeed, as the second
    * finds the planet changed once the first has committed.
    */
-  private async assertUnchanged(manager: EntityManager, id: number, ifMatch: string): Promise<void> {
-    if (!planetEtagHolds(ifMatch, await this.getPlanet(id, manager))) throw new PlanetChangedError(id);
+  private async assertUnchanged(tx: Transaction, id: number, ifMatch: string): Promise<void> {
+    if (!planetEtagHolds(ifMatch, await this.getPlanet(id, tx))) throw new PlanetChangedError(id);
   }
 
-  private async lockOwnPlanet(manager: EntityManager, id: number, userId: number): Promise<Planet> {
-    const planet = await this.repository.lockPlanet(manager, id);
+  private async lockOwnPlanet(tx: Transaction, id: number, userId: number): Promise<Planet> {
+    const planet = await this.repository.lockPlanet(tx, id);
     if (!planet) throw new PlanetNotFoundError(id);
     if (planet.creatorId !== userId) throw new NotPlanetCreatorError();
     return planet;
   }
 
   /** Two queries for any number of planets: their satellites, and their creators (from the users feature). */
-  private async withSatellitesAndCreators(planets: PlanetRecord[], manager?: EntityManager): Promise<PlanetWithSatellites[]> {
+  private async withSatellitesAndCreators(planets: PlanetRecord[], tx?: Transaction): Promise<PlanetWithSatellites[]> {
     const [satellites, creators] = await Promise.all([
-      this.repository.findSatellitesOf(planets.map((p) => p.id), manager),
-      this.users.findProfiles(planets.map((p) => p.creatorId), manager),
+      this.repository.findSatellitesOf(
+        planets.map((p) => p.id),
+        tx,
+      ),
+      this.users.findProfiles(
+        planets.map((p) => p.creatorId),
+        tx,
+      ),
     ]);
     const byPlanet = new Map<number, SatelliteRecord[]>();
     for (const satellite of satellites) {
@@ -183,5 +183,4 @@ export class CelestialBodiesService {
       return { planet, satellites: byPlanet.get(planet.id) ?? [], creator };
     });
   }
-
 }

@@ -1,6 +1,7 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { ValidationFailedError } from '../common/problem/problem';
-import { StrictValidationPipe } from '../common/validation/strict-validation.pipe';
+
+import { ValidationFailedError } from '../common/problem';
+import { StrictValidationPipe } from '../common/validation';
 import { isPlanetType, isSatelliteType, PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
 import { PlanetBodyInputDto } from './dto/planet-input.dto';
 import { SatelliteInputDto } from './dto/satellite-input.dto';
@@ -21,11 +22,18 @@ export class CelestialBodyPipe implements PipeTransform<unknown, Promise<Celesti
   private readonly strict = new StrictValidationPipe();
 
   async transform(value: unknown): Promise<CelestialBodyInput> {
-    if (!isPlainObject(value)) throw new ValidationFailedError([{ field: 'body', message: 'The body must be a JSON object' }]);
-    const metatype = isPlanetType(value.type) ? PlanetBodyInputDto : isSatelliteType(value.type) ? SatelliteInputDto : undefined;
+    if (!isPlainObject(value))
+      throw new ValidationFailedError([{ field: 'body', message: 'The body must be a JSON object' }]);
+    const metatype = isPlanetType(value.type)
+      ? PlanetBodyInputDto
+      : isSatelliteType(value.type)
+        ? SatelliteInputDto
+        : undefined;
     if (!metatype) {
       const allowed = [...PLANET_TYPES, ...SATELLITE_TYPES].join(', ');
-      throw new ValidationFailedError([{ field: 'type', message: `type must be one of the following values: ${allowed}` }]);
+      throw new ValidationFailedError([
+        { field: 'type', message: `type must be one of the following values: ${allowed}` },
+      ]);
     }
     return (await this.strict.transform(value, { type: 'body', metatype, data: undefined })) as CelestialBodyInput;
   }

@@ -1,7 +1,8 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { readBodyWithIdleLimit } from '../common/http/multipart';
-import { DomainError } from '../common/problem/problem';
+
+import { readBodyWithIdleLimit } from '../common/http';
+import { DomainError } from '../common/problem';
 import { MalformedUploadError, MissingImageError, UnexpectedFormPartError } from './celestial-bodies.errors';
 import { MAX_IMAGE_BYTES, readImage, type ReceivedImage } from './image-upload';
 
@@ -27,7 +28,10 @@ export interface ImageFormLimits {
  * Nothing but the file is kept, and at most `maxBytes` of it; a body that pauses for longer
  * than `idleTimeoutMs` is given up on.
  */
-export function readImageForm(request: FastifyRequest, { maxBytes = MAX_IMAGE_BYTES, idleTimeoutMs }: ImageFormLimits): Promise<ReceivedImage> {
+export function readImageForm(
+  request: FastifyRequest,
+  { maxBytes = MAX_IMAGE_BYTES, idleTimeoutMs }: ImageFormLimits,
+): Promise<ReceivedImage> {
   return readBodyWithIdleLimit(request.raw, idleTimeoutMs, () => readForm(request, maxBytes));
 }
 

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+
 import { ImageTooLargeError, NotAnImageError } from './celestial-bodies.errors';
 
 /** The contract's limit for one planet image. */
@@ -26,7 +27,8 @@ const FORMATS: ImageFormat[] = [
   {
     type: 'image/png',
     // The signature, then the IHDR chunk, which must come first (length 13, type "IHDR").
-    hasHeader: (head) => startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, ...ascii('IHDR')]),
+    hasHeader: (head) =>
+      startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, ...ascii('IHDR')]),
     // Signature, IHDR, the smallest IDAT and IEND.
     minBytes: 67,
   },
@@ -48,7 +50,10 @@ const FORMATS: ImageFormat[] = [
     type: 'image/webp',
     // RIFF container of type WEBP whose first chunk is VP8 (lossy), VP8L (lossless) or VP8X (extended).
     hasHeader: (head) =>
-      startsWith(head, ascii('RIFF')) && startsWith(head, ascii('WEBPVP8'), 8) && [0x20, 0x4c, 0x58].includes(head[15]) && head.length >= 20,
+      startsWith(head, ascii('RIFF')) &&
+      startsWith(head, ascii('WEBPVP8'), 8) &&
+      [0x20, 0x4c, 0x58].includes(head[15]) &&
+      head.length >= 20,
     // Container header, chunk header and the smallest VP8L bitstream.
     minBytes: 26,
   },

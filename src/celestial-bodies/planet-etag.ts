@@ -1,5 +1,5 @@
-import { ifMatchHolds, strongEtag } from '../common/http/etag';
-import type { PlanetWithSatellites } from './celestial-bodies.service';
+import { ifMatchHolds, strongEtag } from '../common/http';
+import type { PlanetWithSatellites } from './celestial-bodies.types';
 import { PlanetDto } from './dto/planet.dto';
 
 /**
@@ -10,4 +10,5 @@ import { PlanetDto } from './dto/planet.dto';
 export const planetEtag = (planet: PlanetDto): string => strongEtag(JSON.stringify(planet));
 
 /** Whether If-Match holds for the planet as it is now. */
-export const planetEtagHolds = (ifMatch: string, planet: PlanetWithSatellites): boolean => ifMatchHolds(ifMatch, planetEtag(PlanetDto.from(planet)));
+export const planetEtagHolds = (ifMatch: string, planet: PlanetWithSatellites): boolean =>
+  ifMatchHolds(ifMatch, planetEtag(PlanetDto.from(planet)));

@@ -1,20 +1,24 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { ApiParamOptions } from '@nestjs/swagger';
-import { ValidationFailedError } from '../common/problem/problem';
-import { MAX_ID } from './celestial-body-types';
+
+import { ValidationFailedError } from '../common/problem';
+import { INT4_MAX } from '../database';
 
 const POSITIVE_INTEGER = /^[1-9]\d{0,9}$/;
 
 /**
  * The `planetId` path parameter as a number. Read from the raw text (a custom decorator,
  * not @Param with a pipe, because the global pipe would first turn "1.5" or "0x1" into a
- * number): only plain decimal integers from 1 to MAX_ID pass; anything else is a 400.
+ * number): only plain decimal integers from 1 to INT4_MAX pass; anything else is a 400.
  */
 export const PlanetId = createParamDecorator((_: unknown, ctx: ExecutionContext): number => {
-  const raw = (ctx.switchToHttp().getRequest<{ params: Record<string, string | undefined> }>().params ?? {}).planetId ?? '';
+  const raw =
+    (ctx.switchToHttp().getRequest<{ params: Record<string, string | undefined> }>().params ?? {}).planetId ?? '';
   const id = POSITIVE_INTEGER.test(raw) ? Number(raw) : NaN;
-  if (!(id <= MAX_ID)) {
-    throw new ValidationFailedError([{ field: 'planetId', message: `planetId must be an integer from 1 to ${MAX_ID}` }]);
+  if (!(id <= INT4_MAX)) {
+    throw new ValidationFailedError([
+      { field: 'planetId', message: `planetId must be an integer from 1 to ${INT4_MAX}` },
+    ]);
   }
   return id;
 });
@@ -23,5 +27,5 @@ export const PlanetId = createParamDecorator((_: unknown, ctx: ExecutionContext)
 export const PLANET_ID_PARAM: ApiParamOptions = {
   name: 'planetId',
   description: 'The ID of the planet',
-  schema: { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID, examples: [1] },
+  schema: { type: 'integer', format: 'int64', minimum: 1, maximum: INT4_MAX, examples: [1] },
 };

@@ -12,14 +12,18 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
-import { CurrentUser, UserAuth } from '../auth/user-auth.decorator';
-import { Public } from '../common/auth/auth-policy';
-import { EntityTagged } from '../common/http/compression';
-import { etagOfHash, ifNoneMatchHit } from '../common/http/etag';
-import { absoluteUrl, locationHeader } from '../common/http/location';
-import { AcceptsMultipart } from '../common/http/multipart';
-import { ApiTooManyRequests } from '../common/rate-limit/api-rate-limit.decorator';
+
+import { type AuthenticatedUser, CurrentUser, UserAuth } from '../auth';
+import { Public } from '../common/auth';
+import {
+  absoluteUrl,
+  AcceptsMultipart,
+  EntityTagged,
+  etagOfHash,
+  ifNoneMatchHit,
+  locationHeader,
+} from '../common/http';
+import { offsetPage, OffsetPageQueryDto, PAGINATION_HEADERS } from '../common/paging';
 import {
   FORBIDDEN,
   NOT_FOUND,
@@ -28,29 +32,26 @@ import {
   UNAVAILABLE,
   UNSUPPORTED_MEDIA_TYPE,
   VALIDATION,
-} from '../common/problem/problem-types';
-import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger/api-problems.decorator';
+} from '../common/problem';
+import { ApiTooManyRequests } from '../common/rate-limit';
+import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
+import { AppConfig } from '../config';
 import { IMAGE_TOO_LARGE } from './celestial-bodies.errors';
-import { AppConfig } from '../config/app-config';
 import { CelestialBodiesService } from './celestial-bodies.service';
+import { CelestialBodiesSettings } from './celestial-bodies.settings';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
+import { PlanetDto, planetImagePath, planetPath } from './dto/planet.dto';
 import { PlanetInputDto } from './dto/planet-input.dto';
-import { ListPlanetsQueryDto, PlanetPageDto } from './dto/planet-page.dto';
-import { planetImagePath, PlanetDto, planetPath } from './dto/planet.dto';
+import { PlanetPageDto } from './dto/planet-page.dto';
 import { IMAGE_FORM_DETAIL, readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
 import { planetEtag } from './planet-etag';
 import { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
 
-const PAGINATION_HEADERS = {
-  'X-Pagination-Total': { description: 'Total number of items available', schema: { type: 'integer', example: 1000 } },
-  'X-Pagination-Page': { description: 'Current page number (from 1)', schema: { type: 'integer', example: 1 } },
-  'X-Pagination-Per-Page': { description: 'Number of items per page', schema: { type: 'integer', example: 10 } },
-} as const;
-
 const PLANET_ETAG = {
   ETag: {
-    description: 'Strong entity tag of this representation of the planet (with "-gzip" or "-br" appended inside the quotes when compressed).',
+    description:
+      'Strong entity tag of this representation of the planet (with "-gzip" or "-br" appended inside the quotes when compressed).',
     schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
   },
 } as const;
@@ -66,7 +67,8 @@ const IF_MATCH = {
 
 const PRECONDITION_FAILED_RESPONSE = {
   types: [PRECONDITION_FAILED],
-  description: 'Precondition failed: the planet has changed since the version named in If-Match (another client changed it). GET it again.',
+  description:
+    'Precondition failed: the planet has changed since the version named in If-Match (another client changed it). GET it again.',
 };
 
 @ApiTags('Planets')
@@ -75,32 +77,44 @@ export class PlanetsController {
   constructor(
     private readonly celestialBodies: CelestialBodiesService,
     private readonly config: AppConfig,
+    private readonly settings: CelestialBodiesSettings,
   ) {}
 
   @Get()
   @Public()
-  @ApiOperation({ operationId: 'getAllData', summary: 'Get all planets', description: 'A page of planets, by id, each with its satellites.' })
+  @ApiOperation({
+    operationId: 'getAllData',
+    summary: 'Get all planets',
+    description: 'A page of planets, by id, each with its satellites.',
+  })
   @ApiOkResponse({ type: PlanetPageDto, headers: PAGINATION_HEADERS, description: 'A page of planets' })
-  @ApiProblems({ types: [VALIDATION], description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' }, UNAVAILABLE)
-  async getAllData(@Query() query: ListPlanetsQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<PlanetPageDto> {
-    const { limit, offset } = query;
-    const { items, total } = await this.celestialBodies.listPlanets(limit, offset);
-    reply.headers({
-      'X-Pagination-Total': String(total),
-      'X-Pagination-Page': String(Math.floor(offset / limit) + 1),
-      'X-Pagination-Per-Page': String(limit),
-    });
-    return {
-      data: items.map((item) => PlanetDto.from(item)),
-      meta: { limit, offset, total, next: offset + limit < total ? `/planets?limit=${limit}&offset=${offset + limit}` : null },
-    };
+  @ApiProblems(
+    { types: [VALIDATION], description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' },
+    UNAVAILABLE,
+  )
+  async getAllData(
+    @Query() query: OffsetPageQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PlanetPageDto> {
+    const { items, total } = await this.celestialBodies.listPlanets(query.limit, query.offset);
+    const page = offsetPage('/planets', query, total);
+    reply.headers(page.headers);
+    return { data: items.map((item) => PlanetDto.from(item)), meta: page.meta };
   }
 
   @Post()
   @UserAuth()
-  @ApiOperation({ operationId: 'createPlanet', summary: 'Create a planet', description: 'You become its creator: only you can change or delete it.' })
+  @ApiOperation({
+    operationId: 'createPlanet',
+    summary: 'Create a planet',
+    description: 'You become its creator: only you can change or delete it.',
+  })
   @ApiBody({ type: PlanetInputDto })
-  @ApiCreatedResponse({ type: PlanetDto, description: 'Created', headers: locationHeader('The URI of the new planet.', '/planets/1') })
+  @ApiCreatedResponse({
+    type: PlanetDto,
+    description: 'Created',
+    headers: locationHeader('The URI of the new planet.', '/planets/1'),
+  })
   @ApiProblems(...jsonBodyProblems('Invalid input: unknown fields, wrong types or values.'), UNAVAILABLE)
   async createPlanet(
     @CurrentUser() user: AuthenticatedUser,
@@ -118,19 +132,32 @@ export class PlanetsController {
   @ApiOperation({
     operationId: 'getPlanet',
     summary: 'Get a planet',
-    description: 'The planet with its satellites, and its ETag; send If-None-Match to get a 304 when it has not changed, If-Match with a change to make it only then.',
+    description:
+      'The planet with its satellites, and its ETag; send If-None-Match to get a 304 when it has not changed, If-Match with a change to make it only then.',
   })
   @ApiParam(PLANET_ID_PARAM)
   @ApiHeader({
     name: 'If-None-Match',
     required: false,
-    description: 'ETags you hold (or `*`): if one is the planet\'s current ETag, the answer is 304 without a body.',
+    description: "ETags you hold (or `*`): if one is the planet's current ETag, the answer is 304 without a body.",
     schema: { type: 'string' },
   })
   @ApiOkResponse({ type: PlanetDto, description: 'Planet found', headers: PLANET_ETAG })
-  @ApiResponse({ status: 304, description: 'Not modified: the planet still has the ETag sent in If-None-Match.', headers: PLANET_ETAG })
-  @ApiProblems({ types: [VALIDATION], description: 'planetId is not a positive integer.' }, { types: [NOT_FOUND], description: 'No planet with this id.' }, UNAVAILABLE)
-  async getPlanet(@PlanetId() planetId: number, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+  @ApiResponse({
+    status: 304,
+    description: 'Not modified: the planet still has the ETag sent in If-None-Match.',
+    headers: PLANET_ETAG,
+  })
+  @ApiProblems(
+    { types: [VALIDATION], description: 'planetId is not a positive integer.' },
+    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    UNAVAILABLE,
+  )
+  async getPlanet(
+    @PlanetId() planetId: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const planet = PlanetDto.from(await this.celestialBodies.getPlanet(planetId));
     const etag = planetEtag(planet);
     const held = ifNoneMatchHit(ifNoneMatch, etag);
@@ -147,14 +174,16 @@ export class PlanetsController {
   @ApiOperation({
     operationId: 'updatePlanet',
     summary: 'Update a planet',
-    description: 'Replaces the planet\'s fields (what the body leaves out is cleared). Only its creator may.',
+    description: "Replaces the planet's fields (what the body leaves out is cleared). Only its creator may.",
   })
   @ApiParam(PLANET_ID_PARAM)
   @ApiHeader(IF_MATCH)
   @ApiBody({ type: PlanetInputDto })
   @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully', headers: PLANET_ETAG })
   @ApiProblems(
-    ...jsonBodyProblems('Invalid input: planetId is not a positive integer, or the body has unknown fields, wrong types or values.'),
+    ...jsonBodyProblems(
+      'Invalid input: planetId is not a positive integer, or the body has unknown fields, wrong types or values.',
+    ),
     { types: [FORBIDDEN], description: 'The planet was created by another user.' },
     { types: [NOT_FOUND], description: 'No planet with this id.' },
     PRECONDITION_FAILED_RESPONSE,
@@ -175,7 +204,11 @@ export class PlanetsController {
   @Delete(':planetId')
   @HttpCode(204)
   @UserAuth()
-  @ApiOperation({ operationId: 'deletePlanet', summary: 'Delete a planet', description: 'Deletes the planet with its satellites and image. Only its creator may.' })
+  @ApiOperation({
+    operationId: 'deletePlanet',
+    summary: 'Delete a planet',
+    description: 'Deletes the planet with its satellites and image. Only its creator may.',
+  })
   @ApiParam(PLANET_ID_PARAM)
   @ApiHeader(IF_MATCH)
   @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
@@ -186,7 +219,11 @@ export class PlanetsController {
     PRECONDITION_FAILED_RESPONSE,
     UNAVAILABLE,
   )
-  async deletePlanet(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+  async deletePlanet(
+    @PlanetId() planetId: number,
+    @CurrentUser() user: AuthenticatedUser,
+    @Headers('if-match') ifMatch: string | undefined,
+  ): Promise<void> {
     await this.celestialBodies.deletePlanet(planetId, user.id, ifMatch);
   }
 
@@ -200,7 +237,7 @@ export class PlanetsController {
     description:
       'PNG, JPEG, GIF or WebP, recognised by its bytes (not by its name or declared type), at most 5 MiB. ' +
       'The form holds exactly one part, the file in the field "image"; any other part is refused. ' +
-      'Replaces any previous image. Only the planet\'s creator may.',
+      "Replaces any previous image. Only the planet's creator may.",
   })
   @ApiParam(PLANET_ID_PARAM)
   @ApiConsumes('multipart/form-data')
@@ -210,7 +247,14 @@ export class PlanetsController {
       type: 'object',
       required: ['image'],
       additionalProperties: false,
-      properties: { image: { type: 'string', format: 'binary', description: 'The image file to upload', maxLength: MAX_IMAGE_BYTES } },
+      properties: {
+        image: {
+          type: 'string',
+          format: 'binary',
+          description: 'The image file to upload',
+          maxLength: MAX_IMAGE_BYTES,
+        },
+      },
     },
     // The types accepted; the part's declared type is not trusted, its bytes are.
     encoding: { image: { contentType: IMAGE_TYPES.join(', ') } },
@@ -227,7 +271,8 @@ export class PlanetsController {
     { types: [NOT_FOUND], description: 'No planet with this id.' },
     {
       types: [REQUEST_TIMEOUT],
-      description: 'The body stopped arriving for longer than the server allows (UPLOAD_IDLE_TIMEOUT_MS); the connection is closed.',
+      description:
+        'The body stopped arriving for longer than the server allows (UPLOAD_IDLE_TIMEOUT_MS); the connection is closed.',
     },
     { types: [IMAGE_TOO_LARGE], description: 'The image is larger than 5 MiB.' },
     { types: [UNSUPPORTED_MEDIA_TYPE], description: 'The body is not multipart/form-data.' },
@@ -241,9 +286,13 @@ export class PlanetsController {
     'Too many uploads of yours in progress: one user may have 2 at once (RateLimit-Policy "uploads", in concurrent requests); retry after the time given in Retry-After.',
     'You have 2 uploads in progress already; send the next when one has finished.',
   )
-  async uploadImage(@PlanetId() planetId: number, @CurrentUser() user: AuthenticatedUser, @Req() request: FastifyRequest): Promise<ImageUploadedDto> {
+  async uploadImage(
+    @PlanetId() planetId: number,
+    @CurrentUser() user: AuthenticatedUser,
+    @Req() request: FastifyRequest,
+  ): Promise<ImageUploadedDto> {
     const image = await this.celestialBodies.uploadImage(planetId, user.id, () =>
-      readImageForm(request, { idleTimeoutMs: this.config.UPLOAD_IDLE_TIMEOUT_MS }),
+      readImageForm(request, { idleTimeoutMs: this.settings.UPLOAD_IDLE_TIMEOUT_MS }),
     );
     return {
       message: 'Image uploaded successfully',
@@ -258,17 +307,27 @@ export class PlanetsController {
   @Public()
   @ApiOperation({
     operationId: 'getPlanetImage',
-    summary: 'Get a planet\'s image',
-    description: 'The uploaded image, with its type and an ETag; send If-None-Match to get a 304 when it has not changed.',
+    summary: "Get a planet's image",
+    description:
+      'The uploaded image, with its type and an ETag; send If-None-Match to get a 304 when it has not changed.',
   })
   @ApiParam(PLANET_ID_PARAM)
   @ApiOkResponse({
     description: 'The image',
-    headers: { ETag: { description: 'Entity tag of the image (its SHA-256)', schema: { type: 'string', example: '"33a64df551"' } } },
+    headers: {
+      ETag: {
+        description: 'Entity tag of the image (its SHA-256)',
+        schema: { type: 'string', example: '"33a64df551"' },
+      },
+    },
     content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   })
   @ApiResponse({ status: 304, description: 'Not modified: the image still has the ETag sent in If-None-Match.' })
-  @ApiProblems({ types: [VALIDATION], description: 'planetId is not a positive integer.' }, { types: [NOT_FOUND], description: 'No such planet, or it has no image.' }, UNAVAILABLE)
+  @ApiProblems(
+    { types: [VALIDATION], description: 'planetId is not a positive integer.' },
+    { types: [NOT_FOUND], description: 'No such planet, or it has no image.' },
+    UNAVAILABLE,
+  )
   async getPlanetImage(
     @PlanetId() planetId: number,
     @Headers('if-none-match') ifNoneMatch: string | undefined,

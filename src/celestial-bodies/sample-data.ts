@@ -1,8 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig } from '../config/app-config';
-import { UsersService } from '../users/users.service';
+
+import { AppConfig } from '../config';
+import { type Transaction, UnitOfWork } from '../database';
+import { UsersService } from '../users';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
+import { CelestialBodiesSettings } from './celestial-bodies.settings';
 import { toPlanetValues } from './dto/planet-input.dto';
 import { SAMPLE_PLANETS } from './sample-planets';
 
@@ -21,12 +23,12 @@ export class SampleSeeder {
    * Adds the samples in the caller's transaction, unless the samples user already exists
    * (it marks them done). Resolves to the number of planets added.
    */
-  async seed(manager: EntityManager): Promise<number> {
-    const creator = await this.users.createAccountWithoutSignIn(manager, SAMPLES_USER);
+  async seed(tx: Transaction): Promise<number> {
+    const creator = await this.users.createAccountWithoutSignIn(tx, SAMPLES_USER);
     if (!creator) return 0;
     for (const { planet, satellites } of SAMPLE_PLANETS) {
-      const planetId = await this.repository.insertPlanet(manager, creator.id, toPlanetValues(planet));
-      for (const satellite of satellites) await this.repository.insertSatellite(manager, { ...satellite, planetId });
+      const planetId = await this.repository.insertPlanet(creator.id, toPlanetValues(planet), tx);
+      for (const satellite of satellites) await this.repository.insertSatellite(tx, { ...satellite, planetId });
     }
     return SAMPLE_PLANETS.length;
   }
@@ -44,21 +46,25 @@ export class SampleData implements OnApplicationBootstrap {
   private readonly logger = new Logger(SampleData.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: CelestialBodiesRepository,
     private readonly seeder: SampleSeeder,
     private readonly config: AppConfig,
+    private readonly settings: CelestialBodiesSettings,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const setting = this.config.SEED_SAMPLE_DATA;
+    const setting = this.settings.SEED_SAMPLE_DATA;
     const automatic = setting === undefined;
     if (setting === false || (automatic && this.config.DATABASE_URL && !this.config.isSandbox)) return;
-    const added = await this.dataSource.transaction(async (manager) => {
-      await this.repository.lockSampleData(manager);
-      if (automatic && (await this.repository.hasAnyPlanet(manager))) return 0;
-      return this.seeder.seed(manager);
+    const added = await this.unitOfWork.run(async (tx) => {
+      await this.repository.lockSampleData(tx);
+      if (automatic && (await this.repository.hasAnyPlanet(tx))) return 0;
+      return this.seeder.seed(tx);
     });
-    if (added > 0) this.logger.log(`Added ${added} sample planets${this.config.isSandbox ? '' : ' (SEED_SAMPLE_DATA=false turns this off)'}`);
+    if (added > 0)
+      this.logger.log(
+        `Added ${added} sample planets${this.config.isSandbox ? '' : ' (SEED_SAMPLE_DATA=false turns this off)'}`,
+      );
   }
 }

@@ -1,12 +1,18 @@
-import type { PlanetInputDto } from './dto/planet-input.dto';
 import type { SatelliteValues } from './celestial-bodies.repository';
+import type { PlanetInputDto } from './dto/planet-input.dto';
 
 export interface SamplePlanet {
   planet: PlanetInputDto;
   satellites: Omit<SatelliteValues, 'planetId'>[];
 }
 
-const moon = (name: string, diameter: number, orbitalPeriod: number, distance: number, description: string | null = null) => ({
+const moon = (
+  name: string,
+  diameter: number,
+  orbitalPeriod: number,
+  distance: number,
+  description: string | null = null,
+) => ({
   name,
   description,
   diameter,
@@ -23,7 +29,12 @@ export const SAMPLE_PLANETS: SamplePlanet[] = [
       description: 'The red planet',
       type: 'terrestrial',
       habitabilityIndex: 0.68,
-      physicalProperties: { mass: 0.107, radius: 0.532, gravity: 0.378, temperature: { min: 130, max: 308, average: 210 } },
+      physicalProperties: {
+        mass: 0.107,
+        radius: 0.532,
+        gravity: 0.378,
+        temperature: { min: 130, max: 308, average: 210 },
+      },
       atmosphere: [
         { compound: 'CO2', percentage: 95.3 },
         { compound: 'N2', percentage: 2.7 },
@@ -53,7 +64,14 @@ export const SAMPLE_PLANETS: SamplePlanet[] = [
     },
     satellites: [
       moon('Moon', 3474.8, 27.32, 384400),
-      { name: 'Kamoʻoalewa', description: 'A quasi-satellite asteroid.', diameter: 0.05, type: 'asteroid', orbitalPeriod: 365.25, distance: null },
+      {
+        name: 'Kamoʻoalewa',
+        description: 'A quasi-satellite asteroid.',
+        diameter: 0.05,
+        type: 'asteroid',
+        orbitalPeriod: 365.25,
+        distance: null,
+      },
     ],
   },
   {
@@ -97,7 +115,12 @@ export const SAMPLE_PLANETS: SamplePlanet[] = [
       name: 'Pluto',
       description: 'Demoted, not forgotten',
       type: 'dwarf',
-      physicalProperties: { mass: 0.0022, radius: 0.186, gravity: 0.063, temperature: { min: 33, max: 55, average: 44 } },
+      physicalProperties: {
+        mass: 0.0022,
+        radius: 0.186,
+        gravity: 0.063,
+        temperature: { min: 33, max: 55, average: 44 },
+      },
       discoveredAt: '1930-02-18T00:00:00Z',
       tags: ['solar-system', 'kuiper-belt'],
     },

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { E_ALREADY_LOCKED, Semaphore, tryAcquire } from 'async-mutex';
-import { AppConfig } from '../config/app-config';
+
 import { TooManyUploadsError, UploadsBusyError } from './celestial-bodies.errors';
+import { CelestialBodiesSettings } from './celestial-bodies.settings';
 
 /** Uploads one user may have in progress at once, on one instance. */
 export const UPLOADS_PER_USER = 2;
@@ -26,8 +27,8 @@ export class UploadSlots {
   private readonly storing: Semaphore;
   private readonly inProgress = new Map<number, number>();
 
-  constructor(config: AppConfig) {
-    this.storing = new Semaphore(config.UPLOAD_CONCURRENCY);
+  constructor(settings: CelestialBodiesSettings) {
+    this.storing = new Semaphore(settings.UPLOAD_CONCURRENCY);
   }
 
   /** Store slots free right now. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+
 import { AuthPolicyGuard } from './auth/auth-policy';
 import { MultipartOnlyWhereAccepted } from './http/multipart';
 import { RouteMethods } from './http/route-methods';

@@ -19,7 +19,7 @@ export function applyEnvFile(env: NodeJS.ProcessEnv = process.env, dir = process
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new Error(`Cannot read ${path}: ${(err as Error).message}`);
+    throw new Error(`Cannot read ${path}: ${(err as Error).message}`, { cause: err });
   }
   for (const [name, value] of Object.entries(parseEnv(text))) {
     if (env[name] === undefined) env[name] = value;

@@ -1,8 +1,9 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
+
 import type { AppConfig } from '../config/app-config';
-import { ENTITIES, MIGRATIONS } from './schema-files';
 import { DiscardBrokenConnections } from './discard-broken-connections';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { ENTITIES, MIGRATIONS } from './schema-files';
 
 export interface OpenedDatabase {
   dataSource: DataSource;

@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { EventSubscriber, type EntitySubscriberInterface } from 'typeorm';
+import { type EntitySubscriberInterface, EventSubscriber } from 'typeorm';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import type { AfterQueryEvent } from 'typeorm/subscriber/event/QueryEvent';
 
@@ -21,7 +21,7 @@ export class DiscardBrokenConnections implements EntitySubscriberInterface {
     if (event.success || !(event.error instanceof Error) || event.error.message !== 'Query read timeout') return;
     try {
       // The runner is connected (it just ran the query): connect() hands back its client.
-      const client: Client = await (event.queryRunner as PostgresQueryRunner).connect();
+      const client = (await (event.queryRunner as PostgresQueryRunner).connect()) as Client;
       await client.end();
     } catch {
       // Closing a broken connection may fail too; the pool discards it all the same.

@@ -1,4 +1,5 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
+
 import { ADVISORY_LOCKS } from './advisory-locks';
 
 /**

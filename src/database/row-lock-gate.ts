@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { E_TIMEOUT, Mutex, type MutexInterface, Semaphore, type SemaphoreInterface, withTimeout } from 'async-mutex';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 
 /**

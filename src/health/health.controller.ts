@@ -1,9 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
-import { Public } from '../common/auth/auth-policy';
-import { ServiceUnavailableError } from '../common/problem/problem';
-import { UNAVAILABLE } from '../common/problem/problem-types';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+
+import { Public } from '../common/auth';
+import { ServiceUnavailableError, UNAVAILABLE } from '../common/problem';
+import { ApiProblems } from '../common/swagger';
 import { HealthService } from './health.service';
 
 @ApiSchema({ name: 'Liveness' })
@@ -20,11 +20,16 @@ class ReadinessDto {
   @ApiProperty({ enum: ['up'], example: 'up' })
   database: 'up';
 
-  @ApiProperty({ enum: ['up', 'not configured'], example: 'not configured', description: 'Redis holds the shared rate-limit counters when REDIS_URL is set.' })
+  @ApiProperty({
+    enum: ['up', 'not configured'],
+    example: 'not configured',
+    description: 'Redis holds the shared rate-limit counters when REDIS_URL is set.',
+  })
   redis: 'up' | 'not configured';
 }
 
-const NOT_READY = 'Not ready: the database or Redis does not answer, or the server is shutting down. The detail says which.';
+const NOT_READY =
+  'Not ready: the database or Redis does not answer, or the server is shutting down. The detail says which.';
 
 /**
  * Probes for orchestrators and load balancers. Written here rather than with @nestjs/terminus:
@@ -38,7 +43,11 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get('live')
-  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: the process serves requests', description: 'Checks nothing outside the process; 200 also while shutting down.' })
+  @ApiOperation({
+    operationId: 'getLiveness',
+    summary: 'Liveness: the process serves requests',
+    description: 'Checks nothing outside the process; 200 also while shutting down.',
+  })
   @ApiOkResponse({ type: LivenessDto })
   live(): LivenessDto {
     return { status: 'ok' };
@@ -66,9 +75,11 @@ export class HealthController {
 
   private async readiness(): Promise<ReadinessDto> {
     const { shuttingDown, database, redis } = await this.health.readiness();
-    const down = [database === 'down' && 'the database does not answer', redis === 'down' && 'Redis does not answer', shuttingDown && 'the server is shutting down'].filter(
-      (reason): reason is string => typeof reason === 'string',
-    );
+    const down = [
+      database === 'down' && 'the database does not answer',
+      redis === 'down' && 'Redis does not answer',
+      shuttingDown && 'the server is shutting down',
+    ].filter((reason): reason is string => typeof reason === 'string');
     if (down.length > 0) throw new ServiceUnavailableError(`Not ready: ${down.join('; ')}.`, 5);
     return { status: 'ok', database: 'up', redis: redis === 'up' ? 'up' : 'not configured' };
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+
+import { RateLimitModule } from '../common/rate-limit';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
 

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { ShutdownState } from '../common/lifecycle/shutdown-state';
-import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit/rate-limit-store';
+
+import { ShutdownState } from '../common/lifecycle';
+import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit';
+import { DatabaseHealth } from '../database';
 
 /** A probe answers within this, whatever a silent dependency does (orchestrators time probes out). */
 export const READINESS_CHECK_TIMEOUT_MS = 2000;
@@ -15,14 +16,14 @@ export interface Readiness {
 @Injectable()
 export class HealthService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: DatabaseHealth,
     @Inject(RATE_LIMIT_STORE) private readonly counters: RateLimitStore,
     private readonly shutdown: ShutdownState,
   ) {}
 
   async readiness(): Promise<Readiness> {
     const [database, redis] = await Promise.all([
-      withinTimeout(this.dataSource.query('SELECT 1').then(() => true)),
+      withinTimeout(this.database.ping().then(() => true)),
       this.counters.backend === 'redis' ? withinTimeout(this.counters.isReachable()) : Promise.resolve(null),
     ]);
     return {

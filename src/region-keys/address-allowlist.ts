@@ -21,9 +21,11 @@ export function parseCidr(input: string): ParsedCidr {
   const address = slash < 0 ? input : input.slice(0, slash);
   const prefixText = slash < 0 ? null : input.slice(slash + 1);
   const family = isIPv4(address) ? 4 : isIPv6(address) ? 6 : null;
-  if (family === null) return { error: 'must be an IPv4 or IPv6 address or CIDR, e.g. 203.0.113.0/24 or 2001:db8::/32' };
+  if (family === null)
+    return { error: 'must be an IPv4 or IPv6 address or CIDR, e.g. 203.0.113.0/24 or 2001:db8::/32' };
   const bits = family === 4 ? 32 : 128;
-  if (prefixText !== null && !/^\d{1,3}$/.test(prefixText)) return { error: `must have a prefix length of 0 to ${bits}` };
+  if (prefixText !== null && !/^\d{1,3}$/.test(prefixText))
+    return { error: `must have a prefix length of 0 to ${bits}` };
   const prefix = prefixText === null ? bits : Number(prefixText);
   if (prefix > bits) return { error: `must have a prefix length of 0 to ${bits}` };
   const bytes = family === 4 ? address.split('.').map(Number) : ipv6Bytes(address);
@@ -60,7 +62,8 @@ function ipv6Bytes(address: string): number[] {
   const [head, rest] = text.split('::');
   const left = head ? head.split(':') : [];
   const right = rest ? rest.split(':') : [];
-  const groups = rest === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    rest === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.flatMap((group) => {
     const value = parseInt(group, 16);
     return [value >> 8, value & 0xff];

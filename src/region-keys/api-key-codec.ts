@@ -9,7 +9,7 @@ export {
   generatedKeyEnvironment,
   isWellFormedApiKey,
   SANDBOX_API_KEY_PREFIX,
-} from '../common/auth/api-key-format';
+} from '../common/auth';
 
 /** What is stored: keys carry 256 bits of entropy, so a fast hash is enough (no bcrypt). */
 export function hashApiKey(key: string): string {

@@ -2,12 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
-import { SecurityCounters } from '../common/metrics/security-counters';
-import { AppConfig } from '../config/app-config';
+
+import { SecurityCounters } from '../common/metrics';
+import { AppConfig } from '../config';
 import { generatedKeyEnvironment, isWellFormedApiKey } from './api-key-codec';
 import { KeyUsageCounter } from './key-usage/key-usage-counter';
 import { AddressNotAllowedError, InvalidApiKeyError, WrongEnvironmentApiKeyError } from './region-keys.errors';
-import { RegionKeysService, RegionPrincipal } from './region-keys.service';
+import { RegionKeysService } from './region-keys.service';
+import { RegionPrincipal } from './region-keys.types';
 
 const API_KEY_STRATEGY = 'region-api-key';
 export const API_KEY_HEADER = 'x-api-key';

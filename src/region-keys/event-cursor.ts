@@ -1,4 +1,4 @@
-import { ValidationFailedError } from '../common/problem/problem';
+import { ValidationFailedError } from '../common/problem';
 
 // An opaque cursor: base64url of the 16 bytes of the last listed event's id. The id is a
 // random UUID the client already sees in the page, so the cursor says nothing about other
@@ -30,4 +30,3 @@ export function decodeEventCursor(cursor: string): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
-

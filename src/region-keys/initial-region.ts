@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+
+import { AppConfig } from '../config';
 import { RegionKeysService } from './region-keys.service';
+import { RegionKeysSettings } from './region-keys.settings';
 
 /**
  * Makes sure a fresh installation can be used: with no region in the database, creates
@@ -14,12 +16,13 @@ export class InitialRegion implements OnApplicationBootstrap {
   constructor(
     private readonly regionKeys: RegionKeysService,
     private readonly config: AppConfig,
+    private readonly settings: RegionKeysSettings,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (await this.regionKeys.hasAnyRegion()) return;
-    const name = this.config.initialRegionName;
-    const presetKey = this.config.INITIAL_REGION_API_KEY;
+    const name = this.settings.initialRegionName;
+    const presetKey = this.settings.INITIAL_REGION_API_KEY;
     if (presetKey) {
       const created = await this.regionKeys.createFirstRegion(name, 'Initial key (INITIAL_REGION_API_KEY)', presetKey);
       if (!created) return;

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+
+import { managerOf, type Transaction } from '../database';
 
 export const REGION_EVENT_TYPES = ['region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked'] as const;
 export type RegionEventType = (typeof REGION_EVENT_TYPES)[number];
@@ -65,7 +67,7 @@ const COLUMNS = 14;
 export class RegionEventsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(manager: EntityManager, events: NewRegionEvent[]): Promise<void> {
+  async insert(tx: Transaction, events: NewRegionEvent[]): Promise<void> {
     const placeholders = events.map(
       (_, row) => `(${Array.from({ length: COLUMNS }, (__, column) => `$${row * COLUMNS + column + 1}`).join(', ')})`,
     );
@@ -85,7 +87,7 @@ export class RegionEventsRepository {
       event.clientAddress,
       event.requestId,
     ]);
-    await manager.query(
+    await managerOf(tx).query(
       `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, actor_api_key_id, actor_token_preview,
          api_key_id, api_key_token_preview, api_key_revokes_at, api_key_permissions, api_key_allowed_cidrs, client_address, request_id)
        VALUES ${placeholders.join(', ')}`,
@@ -131,7 +133,9 @@ export class RegionEventsRepository {
         id: row.apiKeyId,
         tokenPreview: row.apiKeyTokenPreview,
         ...(row.apiKeyRevokesAt ? { revokesAt: row.apiKeyRevokesAt } : {}),
-        ...(row.apiKeyPermissions ? { grant: { permissions: row.apiKeyPermissions, allowedCidrs: row.apiKeyAllowedCidrs } } : {}),
+        ...(row.apiKeyPermissions
+          ? { grant: { permissions: row.apiKeyPermissions, allowedCidrs: row.apiKeyAllowedCidrs } }
+          : {}),
       },
       clientAddress: row.clientAddress,
       requestId: row.requestId,

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import {
   applyDecorators,
   CanActivate,
@@ -10,17 +9,21 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { authenticateWith } from '../common/auth/authenticate-with';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
-import { ForbiddenError } from '../common/problem/problem';
-import { declareAuthPolicy } from '../common/auth/auth-policy';
-import { UNAUTHENTICATED, UNAVAILABLE } from '../common/problem/problem-types';
-import { ApiProblems } from '../common/swagger/api-problems.decorator';
+import type { FastifyRequest } from 'fastify';
+
+import { API_KEY_SECURITY_SCHEME, authenticateWith, declareAuthPolicy } from '../common/auth';
+import { ForbiddenError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
+import { ApiProblems } from '../common/swagger';
 import { ApiKeyStrategy } from './api-key.strategy';
 import type { Permission } from './permissions';
-import { ADDRESS_NOT_ALLOWED, INSUFFICIENT_PERMISSION, InvalidApiKeyError, missingPermission } from './region-keys.errors';
-import type { ChangeOrigin, RegionPrincipal } from './region-keys.service';
-import { API_KEY_SECURITY_SCHEME } from '../common/auth/security-schemes';
+import {
+  ADDRESS_NOT_ALLOWED,
+  INSUFFICIENT_PERMISSION,
+  InvalidApiKeyError,
+  missingPermission,
+} from './region-keys.errors';
+import type { ChangeOrigin, RegionPrincipal } from './region-keys.types';
 
 const REQUIRED_PERMISSION = 'regionKeyPermission';
 
@@ -42,7 +45,9 @@ export class ApiKeyAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const required = this.reflector.get<Permission | undefined>(REQUIRED_PERMISSION, context.getHandler());
     if (!required) {
-      this.logger.error(`${context.getClass().name}.${context.getHandler().name} declares no region key permission; refused`);
+      this.logger.error(
+        `${context.getClass().name}.${context.getHandler().name} declares no region key permission; refused`,
+      );
       throw new ForbiddenError('This route is not available.');
     }
     const http = context.switchToHttp();
@@ -72,7 +77,8 @@ export const RequiresPermission = (permission: Permission) =>
   );
 
 /** The permission a route declares with @RequiresPermission (for the route-policy table). */
-export const requiredPermissionOf = (handler: object): Permission | undefined => Reflect.getMetadata(REQUIRED_PERMISSION, handler);
+export const requiredPermissionOf = (handler: object): Permission | undefined =>
+  Reflect.getMetadata(REQUIRED_PERMISSION, handler) as Permission | undefined;
 
 /** The route requires a region API key (X-API-Key); the caller acts for that key's region. */
 export const RegionKeyAuth = () =>
@@ -82,13 +88,17 @@ export const RegionKeyAuth = () =>
     ApiSecurity(API_KEY_SECURITY_SCHEME),
     ApiProblems(
       { types: [UNAUTHENTICATED], description: 'Missing, malformed, unknown or revoked API key.' },
-      { types: [UNAVAILABLE], description: 'The database is busy or unavailable; retry after the time given in Retry-After.' },
+      {
+        types: [UNAVAILABLE],
+        description: 'The database is busy or unavailable; retry after the time given in Retry-After.',
+      },
     ),
   );
 
 /** The region and key that authenticated the request. */
 export const CurrentRegion = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): RegionPrincipal => ctx.switchToHttp().getRequest().user,
+  (_: unknown, ctx: ExecutionContext): RegionPrincipal =>
+    ctx.switchToHttp().getRequest<{ user: RegionPrincipal }>().user,
 );
 
 /**
@@ -98,5 +108,9 @@ export const CurrentRegion = createParamDecorator(
 export const ChangeOriginOf = createParamDecorator((_: unknown, ctx: ExecutionContext): ChangeOrigin => {
   const request = ctx.switchToHttp().getRequest<FastifyRequest & { user: RegionPrincipal }>();
   const { apiKeyId, tokenPreview } = request.user;
-  return { actor: { type: 'api_key', apiKeyId, tokenPreview }, clientAddress: request.ip, requestId: String(request.id) };
+  return {
+    actor: { type: 'api_key', apiKeyId, tokenPreview },
+    clientAddress: request.ip,
+    requestId: String(request.id),
+  };
 });

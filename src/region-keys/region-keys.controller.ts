@@ -1,12 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { absoluteUrl, locationHeader } from '../common/http/location';
-import { NOT_FOUND, VALIDATION } from '../common/problem/problem-types';
-import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger/api-problems.decorator';
-import { SecretResponse } from '../common/http/compression';
-import { UuidParam } from '../common/validation/uuid-param';
-import { AppConfig } from '../config/app-config';
+
+import { absoluteUrl, locationHeader, SecretResponse } from '../common/http';
+import { NOT_FOUND, VALIDATION } from '../common/problem';
+import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
+import { UuidParam } from '../common/validation';
+import { AppConfig } from '../config';
 import { CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { RegionDto } from './dto/region.dto';
@@ -16,14 +24,18 @@ import { KeyUsageDto, KeyUsageQueryDto } from './key-usage/key-usage.dto';
 import { KeyUsageService } from './key-usage/key-usage.service';
 import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from './region-key-auth.decorator';
 import { API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY } from './region-keys.errors';
-import { type ChangeOrigin, RegionKeysService, type RegionPrincipal } from './region-keys.service';
+import { RegionKeysService } from './region-keys.service';
+import { type ChangeOrigin, type RegionPrincipal } from './region-keys.types';
 
 /** A key's URI: DELETE revokes it, and /usage below it reads its usage. */
 const apiKeyPath = (id: string): string => `/auth/region/api-keys/${id}`;
-const KEY_LOCATION = locationHeader('The URI of the new key (DELETE it to revoke it).', '/auth/region/api-keys/3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f');
+const KEY_LOCATION = locationHeader(
+  'The URI of the new key (DELETE it to revoke it).',
+  '/auth/region/api-keys/3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+);
 
 const KEY_NOT_FOUND = 'No active API key with this id exists in your region.';
-const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: 'The key\'s id (from GET /auth/regions/me).' } as const;
+const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: "The key's id (from GET /auth/regions/me)." } as const;
 
 @ApiTags('Region API keys')
 @RegionKeyAuth()
@@ -61,7 +73,11 @@ export class RegionKeysController {
       'To rotate a key, roll it instead (POST /auth/region/api-keys/{id}/roll).',
   })
   @ApiBody({ type: CreateApiKeyDto, required: false })
-  @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The new key, with its secret (shown once).', headers: KEY_LOCATION })
+  @ApiCreatedResponse({
+    type: CreatedApiKeyDto,
+    description: 'The new key, with its secret (shown once).',
+    headers: KEY_LOCATION,
+  })
   @ApiProblems(...jsonBodyProblems('Invalid or unknown fields: an empty or unknown permission, an invalid CIDR.'), {
     types: [API_KEY_LIMIT],
     description: 'The region already holds the maximum number of active keys.',
@@ -95,11 +111,15 @@ export class RegionKeysController {
     {
       types: [LAST_API_KEY],
       description:
-        'This is the region\'s only key that holds keys:write and is not scheduled for revocation (the others, if any, ' +
+        "This is the region's only key that holds keys:write and is not scheduled for revocation (the others, if any, " +
         'are about to stop or cannot manage keys).',
     },
   )
-  async revokeKey(@CurrentRegion() caller: RegionPrincipal, @ChangeOriginOf() origin: ChangeOrigin, @UuidParam('id') id: string): Promise<void> {
+  async revokeKey(
+    @CurrentRegion() caller: RegionPrincipal,
+    @ChangeOriginOf() origin: ChangeOrigin,
+    @UuidParam('id') id: string,
+  ): Promise<void> {
     await this.regionKeys.revokeKey(caller.regionId, id, origin);
   }
 
@@ -113,16 +133,22 @@ export class RegionKeysController {
       'The recommended way to rotate a key: creates a new key (its full `key` is shown only in this response) and ' +
       'schedules the old key to stop after `revokeOldAfterSeconds` (a day by default; 0 revokes it at once). ' +
       'Until then both keys work, so the new key can be deployed without downtime. The new key keeps the old ' +
-      'key\'s description and `allowedCidrs` unless others are given (null: any address); its `permissions` are those ' +
-      'asked for, by default those of the key making the request (never more). The region\'s key limit counts the new ' +
-      'key. Rolling the region\'s last permanent key holding `keys:write` into a key without it is refused ' +
+      "key's description and `allowedCidrs` unless others are given (null: any address); its `permissions` are those " +
+      "asked for, by default those of the key making the request (never more). The region's key limit counts the new " +
+      "key. Rolling the region's last permanent key holding `keys:write` into a key without it is refused " +
       '(`last-api-key`).',
   })
   @ApiParam({ ...KEY_ID_PARAM, description: 'The id of the key to replace (from GET /auth/regions/me).' })
   @ApiBody({ type: RollApiKeyDto, required: false })
-  @ApiCreatedResponse({ type: RolledApiKeyDto, description: 'The new key, with its secret (shown once), and when the old key stops.', headers: KEY_LOCATION })
+  @ApiCreatedResponse({
+    type: RolledApiKeyDto,
+    description: 'The new key, with its secret (shown once), and when the old key stops.',
+    headers: KEY_LOCATION,
+  })
   @ApiProblems(
-    ...jsonBodyProblems('The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).'),
+    ...jsonBodyProblems(
+      'The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).',
+    ),
     { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
     {
       types: [API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY],
@@ -160,22 +186,30 @@ export class RegionKeysController {
   @RequiresPermission('region:read')
   @ApiOperation({
     operationId: 'getApiKeyUsage',
-    summary: 'Get an API key\'s usage',
+    summary: "Get an API key's usage",
     description:
       'The requests the key authenticated on each of the last `days` UTC days (today included), oldest first. ' +
       'Every day of the window is listed, days without requests as 0, so the answer can be plotted as it is. ' +
       'Usage is kept 90 days, and revoked keys of your region still answer. Each server instance counts in memory ' +
       'and writes its counts at most once a minute, so the latest minute may be missing: the instance that answers ' +
-      'adds what it has not written yet, the others\' show after their next write. After rolling a key, watch the ' +
-      'old key\'s usage go to 0 before deleting it.',
+      "adds what it has not written yet, the others' show after their next write. After rolling a key, watch the " +
+      "old key's usage go to 0 before deleting it.",
   })
   @ApiParam(KEY_ID_PARAM)
   @ApiOkResponse({ type: KeyUsageDto })
   @ApiProblems(
     { types: [VALIDATION], description: 'The id is not a UUID, or `days` is not a whole number from 1 to 90.' },
-    { types: [NOT_FOUND], description: 'No key with this id in your region (revoked keys included).', detail: 'No API key with this id exists in your region.' },
+    {
+      types: [NOT_FOUND],
+      description: 'No key with this id in your region (revoked keys included).',
+      detail: 'No API key with this id exists in your region.',
+    },
   )
-  async getKeyUsage(@CurrentRegion() caller: RegionPrincipal, @UuidParam('id') id: string, @Query() query: KeyUsageQueryDto): Promise<KeyUsageDto> {
+  async getKeyUsage(
+    @CurrentRegion() caller: RegionPrincipal,
+    @UuidParam('id') id: string,
+    @Query() query: KeyUsageQueryDto,
+  ): Promise<KeyUsageDto> {
     return KeyUsageDto.from(await this.keyUsage.dailyUsage(caller.regionId, id, query.days));
   }
 
@@ -183,17 +217,22 @@ export class RegionKeysController {
   @RequiresPermission('region:read')
   @ApiOperation({
     operationId: 'listRegionEvents',
-    summary: 'List your region\'s events',
+    summary: "List your region's events",
     description:
       'The audit trail of your region: who created, rolled and revoked which key, when, from which client address ' +
       'and in which request. Newest first; follow `meta.next` for older events (a cursor, stable while new events ' +
       'are added). Failed requests are not recorded.',
   })
   @ApiOkResponse({ type: RegionEventPageDto })
-  @ApiProblems({ types: [VALIDATION], description: 'A bad limit, or a cursor that is not a `meta.next` of this listing.' })
-  async listEvents(@CurrentRegion() caller: RegionPrincipal, @Query() query: ListRegionEventsQueryDto): Promise<RegionEventPageDto> {
+  @ApiProblems({
+    types: [VALIDATION],
+    description: 'A bad limit, or a cursor that is not a `meta.next` of this listing.',
+  })
+  async listEvents(
+    @CurrentRegion() caller: RegionPrincipal,
+    @Query() query: ListRegionEventsQueryDto,
+  ): Promise<RegionEventPageDto> {
     const page = await this.regionKeys.listEvents(caller.regionId, query.limit, query.cursor);
     return RegionEventPageDto.from(page, query.limit);
   }
 }
-

@@ -1,6 +1,5 @@
+import { ConflictError, defineProblemType, DomainError, NotFoundError, UnauthenticatedError } from '../common/problem';
 import type { ApiEnvironment } from './api-key-codec';
-import { ConflictError, DomainError, NotFoundError, UnauthenticatedError } from '../common/problem/problem';
-import { defineProblemType } from '../common/problem/problem-types';
 import type { Permission } from './permissions';
 
 export const API_KEY_CHALLENGE = 'ApiKey header="X-API-Key"';
@@ -31,7 +30,7 @@ export const LAST_API_KEY = defineProblemType({
   title: 'Cannot remove the last managing API key',
   meaning:
     'The change would leave the region without an active key that holds keys:write and is not scheduled for revocation: ' +
-    'deleting that key, or rolling it into a key without keys:write. Without one, nobody could manage the region\'s keys over the API.',
+    "deleting that key, or rolling it into a key without keys:write. Without one, nobody could manage the region's keys over the API.",
   action: 'Create another key with keys:write (or roll this one into one that holds it) first, then retry.',
   exampleDetail:
     'A region must keep at least one active API key that holds keys:write and is not scheduled for revocation. ' +
@@ -52,15 +51,18 @@ export const API_KEY_ALREADY_ROLLED = defineProblemType({
   status: 409,
   title: 'API key already rolled',
   meaning: 'The key was rolled before: it has a replacement and is scheduled to stop. A key is rolled once.',
-  action: 'Roll the key that replaced it instead (its id is in the region\'s events), or delete this one to stop it now.',
-  exampleDetail: 'This key was already rolled; it stops working at 2026-11-22T11:15:00.000Z. Roll the key that replaced it instead.',
+  action:
+    "Roll the key that replaced it instead (its id is in the region's events), or delete this one to stop it now.",
+  exampleDetail:
+    'This key was already rolled; it stops working at 2026-11-22T11:15:00.000Z. Roll the key that replaced it instead.',
 });
 
 export const INSUFFICIENT_PERMISSION = defineProblemType({
   slug: 'insufficient-permission',
   status: 403,
   title: 'Insufficient permission',
-  meaning: 'The API key is valid but does not hold the permission this request needs (region:read or keys:write), or it asked to grant a permission it does not hold itself.',
+  meaning:
+    'The API key is valid but does not hold the permission this request needs (region:read or keys:write), or it asked to grant a permission it does not hold itself.',
   action: 'Use a key that holds the permission named in the detail, or ask only for permissions the key holds.',
   exampleDetail: 'This API key does not hold the keys:write permission, which this request needs.',
 });
@@ -69,8 +71,10 @@ export const ADDRESS_NOT_ALLOWED = defineProblemType({
   slug: 'address-not-allowed',
   status: 403,
   title: 'Address not allowed',
-  meaning: 'The API key is valid but limited to networks (its allowedCidrs) that do not include the address the request came from.',
-  action: 'Send the request from an allowed network, or use a key whose allowlist includes this one. Behind a proxy, check that the server sees the real client address.',
+  meaning:
+    'The API key is valid but limited to networks (its allowedCidrs) that do not include the address the request came from.',
+  action:
+    'Send the request from an allowed network, or use a key whose allowlist includes this one. Behind a proxy, check that the server sees the real client address.',
   exampleDetail: 'This API key may not be used from your address.',
 });
 

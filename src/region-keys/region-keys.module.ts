@@ -1,5 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
+
+import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
 import { KeyUsageModule } from './key-usage/key-usage.module';
@@ -7,9 +9,10 @@ import { RegionEventsRepository } from './region-events.repository';
 import { RegionKeysController } from './region-keys.controller';
 import { RegionKeysRepository } from './region-keys.repository';
 import { RegionKeysService } from './region-keys.service';
+import { RegionKeysSettings } from './region-keys.settings';
 
 @Module({
-  imports: [PassportModule, KeyUsageModule],
+  imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule],
   controllers: [RegionKeysController],
   providers: [RegionKeysRepository, RegionEventsRepository, RegionKeysService, ApiKeyStrategy],
   exports: [RegionKeysService],

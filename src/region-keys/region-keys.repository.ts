@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { DataSource } from 'typeorm';
+
+import { ADVISORY_LOCKS, managerOf, type Transaction } from '../database';
 import { ApiKey } from './entities/api-key.entity';
 import { Region } from './entities/region.entity';
 import { MANAGE_KEYS, type Permission } from './permissions';
@@ -8,7 +9,15 @@ import { MANAGE_KEYS, type Permission } from './permissions';
 /** A key as its region's holders see it (never its hash). */
 export type ApiKeyRecord = Pick<
   ApiKey,
-  'id' | 'description' | 'tokenPreview' | 'createdAt' | 'updatedAt' | 'lastUsedAt' | 'revokesAt' | 'permissions' | 'allowedCidrs'
+  | 'id'
+  | 'description'
+  | 'tokenPreview'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'lastUsedAt'
+  | 'revokesAt'
+  | 'permissions'
+  | 'allowedCidrs'
 >;
 
 export type RegionRecord = Pick<Region, 'id' | 'name' | 'createdAt' | 'updatedAt'>;
@@ -25,7 +34,10 @@ export interface KeyWithRegion {
   apiKeys: ApiKeyRecord[];
 }
 
-export type NewApiKey = Pick<ApiKey, 'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description' | 'permissions' | 'allowedCidrs'>;
+export type NewApiKey = Pick<
+  ApiKey,
+  'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description' | 'permissions' | 'allowedCidrs'
+>;
 
 const API_KEY_COLUMNS = `id, description, token_preview AS "tokenPreview", created_at AS "createdAt", updated_at AS "updatedAt",
   last_used_at AS "lastUsedAt", revokes_at AS "revokesAt", permissions, allowed_cidrs AS "allowedCidrs"`;
@@ -71,8 +83,8 @@ interface KeyWithRegionRow extends ApiKeyRecord {
 }
 
 /**
- * All SQL of the region-keys feature. Methods that take an EntityManager are meant to run
- * inside the caller's transaction; the others use the pool. The reads and writes of
+ * All SQL of the region-keys feature. Methods that take a Transaction run inside the
+ * caller's transaction; the others use the pool. The reads and writes of
  * requests are plain SQL returning plain objects; TypeORM's query building and entity
  * hydration cost more than the queries themselves on these paths.
  */
@@ -91,18 +103,35 @@ export class RegionKeysRepository {
       lastUsedAt: first.presentedLastUsedAt,
       permissions: first.presentedPermissions,
       allowedCidrs: first.presentedAllowedCidrs,
-      region: { id: first.regionId, name: first.regionName, createdAt: first.regionCreatedAt, updatedAt: first.regionUpdatedAt },
-      apiKeys: rows.map(({ id, description, tokenPreview, createdAt, updatedAt, lastUsedAt, revokesAt, permissions, allowedCidrs }) => ({
-        id,
-        description,
-        tokenPreview,
-        createdAt,
-        updatedAt,
-        lastUsedAt,
-        revokesAt,
-        permissions,
-        allowedCidrs,
-      })),
+      region: {
+        id: first.regionId,
+        name: first.regionName,
+        createdAt: first.regionCreatedAt,
+        updatedAt: first.regionUpdatedAt,
+      },
+      apiKeys: rows.map(
+        ({
+          id,
+          description,
+          tokenPreview,
+          createdAt,
+          updatedAt,
+          lastUsedAt,
+          revokesAt,
+          permissions,
+          allowedCidrs,
+        }) => ({
+          id,
+          description,
+          tokenPreview,
+          createdAt,
+          updatedAt,
+          lastUsedAt,
+          revokesAt,
+          permissions,
+          allowedCidrs,
+        }),
+      ),
     };
   }
 
@@ -127,22 +156,24 @@ export class RegionKeysRepository {
     return this.dataSource.getRepository(Region).existsBy({ id: regionId });
   }
 
-  async hasAnyRegion(manager: EntityManager = this.dataSource.manager): Promise<boolean> {
-    return (await manager.getRepository(Region).count({ take: 1 })) > 0;
+  async hasAnyRegion(tx?: Transaction): Promise<boolean> {
+    return (await managerOf(tx, this.dataSource).getRepository(Region).count({ take: 1 })) > 0;
   }
 
   /**
    * Whether any key, revoked ones included, was issued with a generated live key: its stored
    * preview is `rk_` + five base62 characters, where a sandbox key's is `rk_test_`.
    */
-  async hasLiveGeneratedKey(manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM api_keys WHERE token_preview ~ '^rk_[0-9A-Za-z]{5}\u2026' LIMIT 1`);
+  async hasLiveGeneratedKey(tx: Transaction): Promise<boolean> {
+    const rows: unknown[] = await managerOf(tx).query(
+      `SELECT 1 FROM api_keys WHERE token_preview ~ '^rk_[0-9A-Za-z]{5}\u2026' LIMIT 1`,
+    );
     return rows.length > 0;
   }
 
   /** A transaction-scoped advisory lock held while the first region is made at start. */
-  async lockFirstRegionCreation(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.firstRegion]);
+  async lockFirstRegionCreation(tx: Transaction): Promise<void> {
+    await managerOf(tx).query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.firstRegion]);
   }
 
   /**
@@ -151,14 +182,14 @@ export class RegionKeysRepository {
    * this lock first, so such changes to one region run one after another. False when the
    * region does not exist.
    */
-  async lockRegion(manager: EntityManager, regionId: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT id FROM regions WHERE id = $1 FOR UPDATE', [regionId]);
+  async lockRegion(tx: Transaction, regionId: string): Promise<boolean> {
+    const rows: unknown[] = await managerOf(tx).query('SELECT id FROM regions WHERE id = $1 FOR UPDATE', [regionId]);
     return rows.length > 0;
   }
 
   /** Keys that authenticate at `now`, those scheduled to stop later included. */
-  async countActiveKeys(manager: EntityManager, regionId: string, now: Date): Promise<number> {
-    const [{ count }]: [{ count: number }] = await manager.query(
+  async countActiveKeys(tx: Transaction, regionId: string, now: Date): Promise<number> {
+    const [{ count }]: [{ count: number }] = await managerOf(tx).query(
       `SELECT count(*)::int AS count FROM api_keys key WHERE key.region_id = $1 AND ${activeAt('key', '$2')}`,
       [regionId, now],
     );
@@ -166,8 +197,8 @@ export class RegionKeysRepository {
   }
 
   /** Keys that will keep working (not revoked and not scheduled to be) and may manage the region's keys. */
-  async countPermanentManagers(manager: EntityManager, regionId: string): Promise<number> {
-    const [{ count }]: [{ count: number }] = await manager.query(
+  async countPermanentManagers(tx: Transaction, regionId: string): Promise<number> {
+    const [{ count }]: [{ count: number }] = await managerOf(tx).query(
       `SELECT count(*)::int AS count FROM api_keys
         WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL AND $2 = ANY(permissions)`,
       [regionId, MANAGE_KEYS],
@@ -175,24 +206,38 @@ export class RegionKeysRepository {
     return count;
   }
 
-  async findActiveKeyInRegion(manager: EntityManager, keyId: string, regionId: string, now: Date): Promise<ApiKeyRecord | null> {
-    const rows: ApiKeyRecord[] = await manager.query(
+  async findActiveKeyInRegion(
+    tx: Transaction,
+    keyId: string,
+    regionId: string,
+    now: Date,
+  ): Promise<ApiKeyRecord | null> {
+    const rows: ApiKeyRecord[] = await managerOf(tx).query(
       `SELECT ${API_KEY_COLUMNS} FROM api_keys key WHERE key.id = $1 AND key.region_id = $2 AND ${activeAt('key', '$3')}`,
       [keyId, regionId, now],
     );
     return rows[0] ?? null;
   }
 
-  async revokeKey(manager: EntityManager, keyId: string, at: Date): Promise<void> {
-    await manager.query('UPDATE api_keys SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL', [keyId, at]);
+  async revokeKey(tx: Transaction, keyId: string, at: Date): Promise<void> {
+    await managerOf(tx).query(
+      'UPDATE api_keys SET revoked_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL',
+      [keyId, at],
+    );
   }
 
   /**
    * Sets the time the key stops by itself; `revokedAt` is set too when that time is now
    * (a roll that revokes the old key at once, as a DELETE would).
    */
-  async scheduleRevocation(manager: EntityManager, keyId: string, revokesAt: Date, revokedAt: Date | null, now: Date): Promise<void> {
-    await manager.query('UPDATE api_keys SET revokes_at = $2, revoked_at = $3, updated_at = $4 WHERE id = $1', [
+  async scheduleRevocation(
+    tx: Transaction,
+    keyId: string,
+    revokesAt: Date,
+    revokedAt: Date | null,
+    now: Date,
+  ): Promise<void> {
+    await managerOf(tx).query('UPDATE api_keys SET revokes_at = $2, revoked_at = $3, updated_at = $4 WHERE id = $1', [
       keyId,
       revokesAt,
       revokedAt,
@@ -200,8 +245,8 @@ export class RegionKeysRepository {
     ]);
   }
 
-  async insertKey(manager: EntityManager, key: NewApiKey): Promise<ApiKeyRecord> {
-    const [row]: [ApiKeyRecord] = await manager.query(
+  async insertKey(tx: Transaction, key: NewApiKey): Promise<ApiKeyRecord> {
+    const [row]: [ApiKeyRecord] = await managerOf(tx).query(
       `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions, allowed_cidrs)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        RETURNING ${API_KEY_COLUMNS}`,
@@ -210,9 +255,8 @@ export class RegionKeysRepository {
     return row;
   }
 
-  insertRegion(manager: EntityManager, region: Pick<Region, 'id' | 'name'>): Promise<Region> {
-    const repo = manager.getRepository(Region);
+  insertRegion(tx: Transaction, region: Pick<Region, 'id' | 'name'>): Promise<Region> {
+    const repo = managerOf(tx).getRepository(Region);
     return repo.save(repo.create(region));
   }
 }
-

@@ -1,21 +1,16 @@
-import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
-import { Clock } from '../common/clock/clock';
-import { AppConfig } from '../config/app-config';
-import { RowLockGate } from '../database/row-lock-gate';
+
+import { Injectable } from '@nestjs/common';
+
+import { Clock } from '../common/clock';
+import { AppConfig } from '../config';
+import { type Transaction, UnitOfWork } from '../database';
 import { allowlistOf } from './address-allowlist';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
 import { decodeEventCursor, encodeEventCursor, invalidEventCursor } from './event-cursor';
-import {
-  type EventActor,
-  type EventApiKey,
-  RegionEventsRepository,
-  type RegionEventRecord,
-  type RegionEventType,
-} from './region-events.repository';
 import { MANAGE_KEYS, normalisePermissions, type Permission, PERMISSIONS } from './permissions';
+import { type EventApiKey, RegionEventsRepository, type RegionEventType } from './region-events.repository';
 import {
   AddressNotAllowedError,
   ApiKeyAlreadyRolledError,
@@ -25,79 +20,27 @@ import {
   RegionNotFoundError,
   ungrantablePermissions,
 } from './region-keys.errors';
-import { type ApiKeyRecord, type KeyWithRegion, RegionKeysRepository, type RegionRecord } from './region-keys.repository';
-
-export interface RegionWithKeys {
-  region: RegionRecord;
-  /** Active keys, oldest first. */
-  apiKeys: ApiKeyRecord[];
-}
-
-/** Who is calling, once an API key has been accepted. */
-export interface RegionPrincipal {
-  regionId: string;
-  apiKeyId: string;
-  /** The accepted key's preview, to name it as the actor of the changes it makes. */
-  tokenPreview: string;
-  /** What the accepted key may do. */
-  permissions: Permission[];
-  /**
-   * The caller's region with its active keys, read by the same query that accepted the
-   * key (as of that moment, for this request only: nothing outlives the request).
-   */
-  region: RegionWithKeys;
-}
-
-/**
- * What a new key may do and from where. Absent permissions: those of whoever grants them
- * (an operator grants all). Absent allowedCidrs: any address on create, the old key's on
- * a roll; CIDRs come validated and in canonical form (see parseCidr).
- */
-export interface KeyGrantRequest {
-  description?: string | null;
-  permissions?: Permission[];
-  allowedCidrs?: string[] | null;
-}
-
-/** A key just created: the row, and the secret that exists only in this one response. */
-export interface IssuedApiKey {
-  apiKey: ApiKeyRecord;
-  key: string;
-}
-
-/** A roll: the new key, and the old key with the time it stops. */
-export interface RolledApiKey extends IssuedApiKey {
-  replaces: { id: string; revokesAt: Date };
-}
-
-/**
- * Who asks for a change and from where, recorded with it in the region's events. Plain
- * values: the controller reads them from the request, the service never sees the request.
- */
-export interface ChangeOrigin {
-  actor: EventActor;
-  clientAddress: string | null;
-  requestId: string | null;
-}
-
-/** Changes made by an operator (CLI, first start): no key, no client address, no request. */
-export const OPERATOR: ChangeOrigin = { actor: { type: 'operator' }, clientAddress: null, requestId: null };
-
-export interface RegionEventPage {
-  events: RegionEventRecord[];
-  /** The cursor of the next page; null on the last one. */
-  next: string | null;
-}
+import { type ApiKeyRecord, type KeyWithRegion, RegionKeysRepository } from './region-keys.repository';
+import { RegionKeysSettings } from './region-keys.settings';
+import {
+  type ChangeOrigin,
+  type IssuedApiKey,
+  type KeyGrantRequest,
+  OPERATOR,
+  type RegionEventPage,
+  type RegionPrincipal,
+  type RolledApiKey,
+} from './region-keys.types';
 
 @Injectable()
 export class RegionKeysService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: RegionKeysRepository,
     private readonly events: RegionEventsRepository,
     private readonly config: AppConfig,
+    private readonly settings: RegionKeysSettings,
     private readonly clock: Clock,
-    private readonly rowLocks: RowLockGate,
   ) {}
 
   /**
@@ -126,15 +69,26 @@ export class RegionKeysService {
    * Creates a key granting at most what `held` (the caller's key's permissions) holds; an
    * operator holds everything.
    */
-  createKey(regionId: string, request: KeyGrantRequest, origin: ChangeOrigin, held: readonly Permission[] = PERMISSIONS): Promise<IssuedApiKey> {
+  createKey(
+    regionId: string,
+    request: KeyGrantRequest,
+    origin: ChangeOrigin,
+    held: readonly Permission[] = PERMISSIONS,
+  ): Promise<IssuedApiKey> {
     const permissions = grantable(request.permissions, held);
-    return this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
-      if (!(await this.repository.lockRegion(manager, regionId))) throw new RegionNotFoundError(regionId);
+    return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
+      if (!(await this.repository.lockRegion(tx, regionId))) throw new RegionNotFoundError(regionId);
       const now = this.clock.now();
-      const limit = this.config.MAX_API_KEYS_PER_REGION;
-      if ((await this.repository.countActiveKeys(manager, regionId, now)) >= limit) throw new ApiKeyLimitError(limit);
-      const issued = await this.issueKey(manager, regionId, request.description ?? null, permissions, request.allowedCidrs ?? null);
-      await this.record(manager, regionId, now, origin, [['api_key.created', grantOf(issued.apiKey)]]);
+      const limit = this.settings.MAX_API_KEYS_PER_REGION;
+      if ((await this.repository.countActiveKeys(tx, regionId, now)) >= limit) throw new ApiKeyLimitError(limit);
+      const issued = await this.issueKey(
+        tx,
+        regionId,
+        request.description ?? null,
+        permissions,
+        request.allowedCidrs ?? null,
+      );
+      await this.record(tx, regionId, now, origin, [['api_key.created', grantOf(issued.apiKey)]]);
       return issued;
     });
   }
@@ -145,19 +99,20 @@ export class RegionKeysService {
    * neither time passing nor a read-only key left alone leaves a region unmanageable. The
    * region row is locked before counting, so concurrent changes to one region's keys (from
    * any number of instances) queue on that lock and each counts what the previous one
-   * committed; within one instance they queue before taking a connection (RowLockGate).
+   * committed; within one instance they queue before taking a connection (UnitOfWork.runLockingRow).
    * The time is read once the lock is held: a change that waited for it goes by the time it
    * is made, and its event follows the one it waited for.
    */
   async revokeKey(regionId: string, keyId: string, origin: ChangeOrigin): Promise<void> {
-    await this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
-      await this.repository.lockRegion(manager, regionId);
+    await this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
+      await this.repository.lockRegion(tx, regionId);
       const now = this.clock.now();
-      const key = await this.repository.findActiveKeyInRegion(manager, keyId, regionId, now);
+      const key = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
       if (!key) throw new ApiKeyNotFoundError();
-      if (isPermanentManager(key) && (await this.repository.countPermanentManagers(manager, regionId)) <= 1) throw new LastApiKeyError();
-      await this.repository.revokeKey(manager, keyId, now);
-      await this.record(manager, regionId, now, origin, [['api_key.revoked', keyOf(key)]]);
+      if (isPermanentManager(key) && (await this.repository.countPermanentManagers(tx, regionId)) <= 1)
+        throw new LastApiKeyError();
+      await this.repository.revokeKey(tx, keyId, now);
+      await this.record(tx, regionId, now, origin, [['api_key.revoked', keyOf(key)]]);
     });
   }
 
@@ -177,34 +132,34 @@ export class RegionKeysService {
     held: readonly Permission[] = PERMISSIONS,
   ): Promise<RolledApiKey> {
     const permissions = grantable(options.permissions, held);
-    return this.rowLocks.transaction(`region:${regionId}`, async (manager) => {
-      await this.repository.lockRegion(manager, regionId);
+    return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
+      await this.repository.lockRegion(tx, regionId);
       const now = this.clock.now();
-      const old = await this.repository.findActiveKeyInRegion(manager, keyId, regionId, now);
+      const old = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
       if (!old) throw new ApiKeyNotFoundError();
       if (old.revokesAt) throw new ApiKeyAlreadyRolledError(old.revokesAt);
       const revokedAtOnce = options.revokeOldAfterSeconds === 0;
       // The limit counts the new key; an old key revoked at once no longer counts.
-      const limit = this.config.MAX_API_KEYS_PER_REGION;
-      const activeAfter = (await this.repository.countActiveKeys(manager, regionId, now)) + 1 - (revokedAtOnce ? 1 : 0);
+      const limit = this.settings.MAX_API_KEYS_PER_REGION;
+      const activeAfter = (await this.repository.countActiveKeys(tx, regionId, now)) + 1 - (revokedAtOnce ? 1 : 0);
       if (activeAfter > limit) throw new ApiKeyLimitError(limit);
       if (
         isPermanentManager(old) &&
         !permissions.includes(MANAGE_KEYS) &&
-        (await this.repository.countPermanentManagers(manager, regionId)) <= 1
+        (await this.repository.countPermanentManagers(tx, regionId)) <= 1
       ) {
         throw new LastApiKeyError();
       }
       const revokesAt = new Date(now.getTime() + options.revokeOldAfterSeconds * 1000);
-      await this.repository.scheduleRevocation(manager, old.id, revokesAt, revokedAtOnce ? now : null, now);
+      await this.repository.scheduleRevocation(tx, old.id, revokesAt, revokedAtOnce ? now : null, now);
       const issued = await this.issueKey(
-        manager,
+        tx,
         regionId,
         options.description === undefined ? old.description : options.description,
         permissions,
         options.allowedCidrs === undefined ? old.allowedCidrs : options.allowedCidrs,
       );
-      await this.record(manager, regionId, now, origin, [
+      await this.record(tx, regionId, now, origin, [
         ['api_key.rolled', { ...grantOf(old), revokesAt }],
         ['api_key.created', grantOf(issued.apiKey)],
       ]);
@@ -234,12 +189,16 @@ export class RegionKeysService {
   }
 
   /** Creates a region with its first key. For operators (CLI, first start), not for HTTP. */
-  createRegion(name: string, description: string | null, allowedCidrs: string[] | null = null): Promise<IssuedApiKey & { region: Region }> {
-    return this.dataSource.transaction(async (manager) => {
-      const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
+  createRegion(
+    name: string,
+    description: string | null,
+    allowedCidrs: string[] | null = null,
+  ): Promise<IssuedApiKey & { region: Region }> {
+    return this.unitOfWork.run(async (tx) => {
+      const region = await this.repository.insertRegion(tx, { id: randomUUID(), name });
       // The first key manages the region: a region must keep a key holding keys:write.
-      const issued = await this.issueKey(manager, region.id, description, [...PERMISSIONS], allowedCidrs);
-      await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
+      const issued = await this.issueKey(tx, region.id, description, [...PERMISSIONS], allowedCidrs);
+      await this.record(tx, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
       return { region, ...issued };
     });
   }
@@ -249,22 +208,26 @@ export class RegionKeysService {
    * starting together on an empty database serialise on a lock, so only one creates it.
    * Resolves to null when there already was a region.
    */
-  createFirstRegion(name: string, description: string, presetKey?: string): Promise<(IssuedApiKey & { region: Region }) | null> {
-    return this.dataSource.transaction((manager) => this.createFirstRegionIn(manager, name, description, presetKey));
-  }
-
-  /** createFirstRegion in the caller's transaction: a sandbox reset empties and refills in one. */
-  async createFirstRegionIn(
-    manager: EntityManager,
+  createFirstRegion(
     name: string,
     description: string,
     presetKey?: string,
   ): Promise<(IssuedApiKey & { region: Region }) | null> {
-    await this.repository.lockFirstRegionCreation(manager);
-    if (await this.repository.hasAnyRegion(manager)) return null;
-    const region = await this.repository.insertRegion(manager, { id: randomUUID(), name });
-    const issued = await this.issueKey(manager, region.id, description, [...PERMISSIONS], null, presetKey);
-    await this.record(manager, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
+    return this.unitOfWork.run((tx) => this.createFirstRegionIn(tx, name, description, presetKey));
+  }
+
+  /** createFirstRegion in the caller's transaction: a sandbox reset empties and refills in one. */
+  async createFirstRegionIn(
+    tx: Transaction,
+    name: string,
+    description: string,
+    presetKey?: string,
+  ): Promise<(IssuedApiKey & { region: Region }) | null> {
+    await this.repository.lockFirstRegionCreation(tx);
+    if (await this.repository.hasAnyRegion(tx)) return null;
+    const region = await this.repository.insertRegion(tx, { id: randomUUID(), name });
+    const issued = await this.issueKey(tx, region.id, description, [...PERMISSIONS], null, presetKey);
+    await this.record(tx, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
     return { region, ...issued };
   }
 
@@ -272,8 +235,8 @@ export class RegionKeysService {
    * Whether the database ever held a generated live key: a sandbox reset refuses to empty it,
    * as it is then no sandbox's database, whatever API_ENVIRONMENT says.
    */
-  hasIssuedLiveKeys(manager: EntityManager): Promise<boolean> {
-    return this.repository.hasLiveGeneratedKey(manager);
+  hasIssuedLiveKeys(tx: Transaction): Promise<boolean> {
+    return this.repository.hasLiveGeneratedKey(tx);
   }
 
   async hasAnyRegion(): Promise<boolean> {
@@ -281,7 +244,7 @@ export class RegionKeysService {
   }
 
   private async issueKey(
-    manager: EntityManager,
+    tx: Transaction,
     regionId: string,
     description: string | null,
     permissions: Permission[],
@@ -289,7 +252,7 @@ export class RegionKeysService {
     presetKey?: string,
   ): Promise<IssuedApiKey> {
     const key = presetKey ?? generateApiKey(this.config.API_ENVIRONMENT);
-    const apiKey = await this.repository.insertKey(manager, {
+    const apiKey = await this.repository.insertKey(tx, {
       id: randomUUID(),
       regionId,
       tokenHash: hashApiKey(key),
@@ -303,21 +266,21 @@ export class RegionKeysService {
 
   /** Appends events to the region's trail, in the transaction of the change they record. */
   private record(
-    manager: EntityManager,
+    tx: Transaction,
     regionId: string,
     occurredAt: Date,
     origin: ChangeOrigin,
     entries: [RegionEventType, EventApiKey][],
   ): Promise<void> {
     return this.events.insert(
-      manager,
+      tx,
       entries.map(([type, apiKey]) => ({ id: randomUUID(), regionId, type, occurredAt, apiKey, ...origin })),
     );
   }
 
   /** Moves lastUsedAt at most once per resolution period; the answer shows the time written. */
   private async recordUse(found: KeyWithRegion, now: Date): Promise<void> {
-    const staleBefore = new Date(now.getTime() - this.config.API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000);
+    const staleBefore = new Date(now.getTime() - this.settings.API_KEY_LAST_USED_RESOLUTION_SECONDS * 1000);
     if (found.lastUsedAt && found.lastUsedAt >= staleBefore) return;
     const written = await this.repository.touchLastUsed(found.apiKeyId, now, staleBefore);
     const presented = found.apiKeys.find((key) => key.id === found.apiKeyId);
@@ -325,10 +288,16 @@ export class RegionKeysService {
   }
 }
 
-const keyOf = (key: Pick<ApiKeyRecord, 'id' | 'tokenPreview'>): EventApiKey => ({ id: key.id, tokenPreview: key.tokenPreview });
+const keyOf = (key: Pick<ApiKeyRecord, 'id' | 'tokenPreview'>): EventApiKey => ({
+  id: key.id,
+  tokenPreview: key.tokenPreview,
+});
 
 /** A key with what it may do and from where, for the events that create or roll it. */
-const grantOf = (key: ApiKeyRecord): EventApiKey => ({ ...keyOf(key), grant: { permissions: key.permissions, allowedCidrs: key.allowedCidrs } });
+const grantOf = (key: ApiKeyRecord): EventApiKey => ({
+  ...keyOf(key),
+  grant: { permissions: key.permissions, allowedCidrs: key.allowedCidrs },
+});
 
 const isPermanentManager = (key: ApiKeyRecord) => key.revokesAt === null && key.permissions.includes(MANAGE_KEYS);
 

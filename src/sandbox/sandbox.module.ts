@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
-import { CelestialBodiesModule } from '../celestial-bodies/celestial-bodies.module';
-import { RegionKeysModule } from '../region-keys/region-keys.module';
+
+import { CelestialBodiesModule } from '../celestial-bodies';
+import { ConfigModule } from '../config';
+import { RegionKeysModule, RegionKeysSettings } from '../region-keys';
 import { SandboxRepository } from './sandbox.repository';
 import { SandboxService } from './sandbox.service';
 
 /** Operator tasks of a sandbox deployment (`cli sandbox reset`); the server does not load it. */
 @Module({
-  imports: [RegionKeysModule, CelestialBodiesModule],
+  imports: [ConfigModule.forFeature(RegionKeysSettings), RegionKeysModule, CelestialBodiesModule],
   providers: [SandboxRepository, SandboxService],
   exports: [SandboxService],
 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { ADVISORY_LOCKS } from '../database/advisory-locks';
+
+import { ADVISORY_LOCKS, managerOf, type Transaction } from '../database';
 
 @Injectable()
 export class SandboxRepository {
@@ -8,8 +8,11 @@ export class SandboxRepository {
    * Waits for migrations another instance is running (they hold their lock for the whole run)
    * and for another reset, then holds both until the transaction ends.
    */
-  async lockForReset(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1), pg_advisory_xact_lock($2)', [ADVISORY_LOCKS.migrations, ADVISORY_LOCKS.sandboxReset]);
+  async lockForReset(tx: Transaction): Promise<void> {
+    await managerOf(tx).query('SELECT pg_advisory_xact_lock($1), pg_advisory_xact_lock($2)', [
+      ADVISORY_LOCKS.migrations,
+      ADVISORY_LOCKS.sandboxReset,
+    ]);
   }
 
   /**
@@ -18,9 +21,15 @@ export class SandboxRepository {
    * feature adds later is emptied too. Waits for the transactions running on those tables
    * (up to the lock timeout), and holds them off until the reset commits.
    */
-  async emptyDataTables(manager: EntityManager): Promise<string[]> {
+  async emptyDataTables(tx: Transaction): Promise<string[]> {
+    const manager = managerOf(tx);
     const tables = [...new Set(manager.connection.entityMetadatas.map((entity) => entity.tablePath))].sort();
-    const quoted = tables.map((table) => table.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.'));
+    const quoted = tables.map((table) =>
+      table
+        .split('.')
+        .map((part) => `"${part.replace(/"/g, '""')}"`)
+        .join('.'),
+    );
     await manager.query(`TRUNCATE ${quoted.join(', ')} RESTART IDENTITY CASCADE`);
     return tables;
   }

@@ -1,4 +1,5 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
+
 import { isEmail, ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 export const EMAIL_MAX_LENGTH = 254;
@@ -36,8 +37,7 @@ export type EmailCheck =
    * local part as written (NFKC, case kept: a mail server may tell cases apart) and the
    * domain in Unicode, lower-cased (readable, and safe to show once mixed scripts are refused).
    */
-  | { ok: true; email: string; canonical: string }
-  | { ok: false; problem: string };
+  { ok: true; email: string; canonical: string } | { ok: false; problem: string };
 
 /**
  * The one place that decides whether two spellings are the same account. The canonical
@@ -60,7 +60,8 @@ export function checkEmail(input: string): EmailCheck {
   const domain = domainToASCII(compatible.slice(at + 1));
   if (!domain) return refused(EMAIL_DOMAIN_MESSAGE);
   // Checked in Unicode form, so that a look-alike sent already as "xn--…" is caught too.
-  if (mixesScripts(local) || domainToUnicode(domain).split('.').some(mixesScripts)) return refused(EMAIL_MIXED_SCRIPT_MESSAGE);
+  if (mixesScripts(local) || domainToUnicode(domain).split('.').some(mixesScripts))
+    return refused(EMAIL_MIXED_SCRIPT_MESSAGE);
   const canonical = `${local}@${domain}`;
   if (canonical.length > EMAIL_MAX_LENGTH) return refused(EMAIL_CANONICAL_LENGTH_MESSAGE);
   if (!isEmail(canonical)) return refused(EMAIL_FORMAT_MESSAGE);

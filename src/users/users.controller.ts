@@ -1,12 +1,12 @@
 import { Body, Controller, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { absoluteUrl, locationHeader } from '../common/http/location';
-import { ApiSignupRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit/api-rate-limit.decorator';
-import { ClientThrottlerGuard } from '../common/rate-limit/client-throttler.guard';
-import { Public } from '../common/auth/auth-policy';
-import { ApiProblems, jsonBodyProblems } from '../common/swagger/api-problems.decorator';
-import { AppConfig } from '../config/app-config';
+
+import { Public } from '../common/auth';
+import { absoluteUrl, locationHeader } from '../common/http';
+import { ApiSignupRateLimited, ClientThrottlerGuard, RATE_LIMIT_HEADERS } from '../common/rate-limit';
+import { ApiProblems, jsonBodyProblems } from '../common/swagger';
+import { AppConfig } from '../config';
 import { SignUpDto } from './dto/sign-up.dto';
 import { UserDto } from './dto/user.dto';
 import { EMAIL_TAKEN } from './users.errors';
@@ -33,14 +33,20 @@ export class UsersController {
   @ApiCreatedResponse({
     type: UserDto,
     description: 'The new user.',
-    headers: { ...locationHeader('The URI of the account: GET /me, with its credentials.', '/me'), ...RATE_LIMIT_HEADERS },
+    headers: {
+      ...locationHeader('The URI of the account: GET /me, with its credentials.', '/me'),
+      ...RATE_LIMIT_HEADERS,
+    },
   })
   @ApiProblems(
     ...jsonBodyProblems(
       'Invalid input: a bad email (invisible, control or bidirectional characters, or mixed Latin/Cyrillic/Greek letters included), ' +
         'a password outside 8..72 bytes, a missing or unknown field.',
     ),
-    { types: [EMAIL_TAKEN], description: 'An account with this email, in any spelling of the same canonical form, already exists.' },
+    {
+      types: [EMAIL_TAKEN],
+      description: 'An account with this email, in any spelling of the same canonical form, already exists.',
+    },
   )
   @ApiSignupRateLimited()
   async signUp(@Body() body: SignUpDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<UserDto> {

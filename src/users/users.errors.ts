@@ -1,5 +1,4 @@
-import { ConflictError } from '../common/problem/problem';
-import { defineProblemType } from '../common/problem/problem-types';
+import { ConflictError, defineProblemType } from '../common/problem';
 
 export const EMAIL_TAKEN = defineProblemType({
   slug: 'email-taken',

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
-import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+
+import { RateLimitModule } from '../common/rate-limit';
+import { ConfigModule } from '../config';
 import { PasswordHasher } from './password-hasher';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
+import { UsersSettings } from './users.settings';
 
 @Module({
-  imports: [RateLimitModule],
+  imports: [ConfigModule.forFeature(UsersSettings), RateLimitModule],
   controllers: [UsersController],
   providers: [UsersRepository, UsersService, PasswordHasher],
   exports: [UsersService, PasswordHasher],

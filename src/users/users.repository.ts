@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, QueryFailedError } from 'typeorm';
+import { DataSource, In } from 'typeorm';
+
+import { isUniqueViolation, managerOf, type Transaction } from '../database';
 import { User } from './entities/user.entity';
 
 export type NewUser = Pick<User, 'name' | 'email' | 'passwordHash'> & { emailCanonical: string };
@@ -7,7 +9,6 @@ export type UserIdentity = Pick<User, 'id' | 'name' | 'email'>;
 export type UserCredentials = UserIdentity & Pick<User, 'passwordHash'>;
 
 const EMAIL_UNIQUE_INDEX = 'users_email_canonical_key';
-const UNIQUE_VIOLATION = '23505';
 
 /** All SQL of the users feature. */
 @Injectable()
@@ -49,27 +50,23 @@ export class UsersRepository {
     return rows[0] ?? null;
   }
 
-  /** One query, id and name only, for any number of users; in the caller's transaction when given its manager. */
-  findProfiles(ids: number[], manager: EntityManager = this.dataSource.manager): Promise<Pick<User, 'id' | 'name'>[]> {
-    return manager.getRepository(User).find({ select: { id: true, name: true }, where: { id: In(ids) } });
+  /** One query, id and name only, for any number of users; in the caller's transaction when given one. */
+  findProfiles(ids: number[], tx?: Transaction): Promise<Pick<User, 'id' | 'name'>[]> {
+    return managerOf(tx, this.dataSource)
+      .getRepository(User)
+      .find({ select: { id: true, name: true }, where: { id: In(ids) } });
   }
 
   /** Inside the caller's transaction. */
-  existsWithCanonicalEmail(manager: EntityManager, canonical: string): Promise<boolean> {
-    return manager.getRepository(User).existsBy({ emailCanonical: canonical });
+  existsWithCanonicalEmail(tx: Transaction, canonical: string): Promise<boolean> {
+    return managerOf(tx).getRepository(User).existsBy({ emailCanonical: canonical });
   }
 
   /** Inside the caller's transaction. */
-  async insert(manager: EntityManager, user: NewUser): Promise<User> {
-    const repository = manager.getRepository(User);
+  async insert(tx: Transaction, user: NewUser): Promise<User> {
+    const repository = managerOf(tx).getRepository(User);
     const entity = repository.create(user);
     await repository.insert(entity);
     return entity;
   }
-}
-
-function isUniqueViolation(err: unknown, constraint: string): boolean {
-  if (!(err instanceof QueryFailedError)) return false;
-  const driverError = err.driverError as { code?: string; constraint?: string };
-  return driverError.code === UNIQUE_VIOLATION && driverError.constraint === constraint;
 }

@@ -1,17 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { ValidationFailedError } from '../common/problem/problem';
+
+import { ValidationFailedError } from '../common/problem';
+import type { Transaction } from '../database';
 import { canonicalEmail, checkEmail } from './email';
 import type { User } from './entities/user.entity';
 import { PasswordHasher } from './password-hasher';
 import { EmailTakenError } from './users.errors';
 import { type UserCredentials, type UserIdentity, UsersRepository } from './users.repository';
 
-// The users feature's records, as its service hands them out.
-export type { User };
+/** A user account as other features see it (the users table stays this feature's own). */
+export interface UserAccount {
+  id: number;
+  name: string | null;
+  email: string;
+}
 
 /** What anyone may know of a user: the Galaxy `User`. */
-export type UserProfile = Pick<User, 'id' | 'name'>;
+export type UserProfile = Pick<UserAccount, 'id' | 'name'>;
 
 // Not a bcrypt hash, so no password ever matches it.
 const UNUSABLE_PASSWORD_HASH = '!unusable';
@@ -54,10 +59,10 @@ export class UsersService {
     return this.repository.findById(id);
   }
 
-  /** The profiles of these users, by id; one query whatever their number. */
-  async findProfiles(ids: number[], manager?: EntityManager): Promise<Map<number, UserProfile>> {
+  /** The profiles of these users, by id; one query whatever their number. In the caller's transaction when given one. */
+  async findProfiles(ids: number[], tx?: Transaction): Promise<Map<number, UserProfile>> {
     const unique = [...new Set(ids)];
-    const profiles = unique.length === 0 ? [] : await this.repository.findProfiles(unique, manager);
+    const profiles = unique.length === 0 ? [] : await this.repository.findProfiles(unique, tx);
     return new Map(profiles.map(({ id, name }) => [id, { id, name }]));
   }
 
@@ -66,10 +71,19 @@ export class UsersService {
    * sign in as it, and nobody can sign up with its email. Null when the email is taken.
    * Runs in the caller's transaction, so the account and what it owns appear together.
    */
-  async createAccountWithoutSignIn(manager: EntityManager, { name, email }: { name: string; email: string }): Promise<User | null> {
+  async createAccountWithoutSignIn(
+    tx: Transaction,
+    { name, email }: { name: string; email: string },
+  ): Promise<UserAccount | null> {
     const checked = checkEmail(email);
     if (!checked.ok) throw new Error(`Not a usable email for an account: ${checked.problem}`);
-    if (await this.repository.existsWithCanonicalEmail(manager, checked.canonical)) return null;
-    return this.repository.insert(manager, { name, email: checked.email, emailCanonical: checked.canonical, passwordHash: UNUSABLE_PASSWORD_HASH });
+    if (await this.repository.existsWithCanonicalEmail(tx, checked.canonical)) return null;
+    const user = await this.repository.insert(tx, {
+      name,
+      email: checked.email,
+      emailCanonical: checked.canonical,
+      passwordHash: UNUSABLE_PASSWORD_HASH,
+    });
+    return { id: user.id, name: user.name, email: user.email };
   }
 }

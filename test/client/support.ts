@@ -29,12 +29,15 @@ export const recorder: Middleware = {
 
 /** What openapi-fetch resolves to: the parsed body of a success, or of an error. */
 type Result<Data, Problem> =
-  | { data: Data; error?: never; response: Response }
-  | { data?: never; error: Problem; response: Response };
+  { data: Data; error?: never; response: Response } | { data?: never; error: Problem; response: Response };
 type Call<Data, Problem> = Result<Data, Problem> | Promise<Result<Data, Problem>>;
 
 /** The body of a success with exactly this status. */
-export async function expectData<Data, Problem>(call: Call<Data, Problem>, status: number, what: string): Promise<Data> {
+export async function expectData<Data, Problem>(
+  call: Call<Data, Problem>,
+  status: number,
+  what: string,
+): Promise<Data> {
   const { data, error, response } = await call;
   if (response.status !== status) throw unexpected(what, status, response, error);
   if (data === undefined) throw new Error(`${what}: ${status} without a body`);
@@ -42,7 +45,11 @@ export async function expectData<Data, Problem>(call: Call<Data, Problem>, statu
 }
 
 /** A success with this status and no body (204). */
-export async function expectNoContent<Data, Problem>(call: Call<Data, Problem>, status: number, what: string): Promise<Response> {
+export async function expectNoContent<Data, Problem>(
+  call: Call<Data, Problem>,
+  status: number,
+  what: string,
+): Promise<Response> {
   const { data, error, response } = await call;
   if (response.status !== status) throw unexpected(what, status, response, error);
   if (data !== undefined) throw new Error(`${what}: ${status} with a body: ${JSON.stringify(data)}`);
@@ -50,7 +57,11 @@ export async function expectNoContent<Data, Problem>(call: Call<Data, Problem>, 
 }
 
 /** Any answer with this status, for those neither a success body nor a problem (304). */
-export async function expectStatus<Data, Problem>(call: Call<Data, Problem>, status: number, what: string): Promise<Response> {
+export async function expectStatus<Data, Problem>(
+  call: Call<Data, Problem>,
+  status: number,
+  what: string,
+): Promise<Response> {
   const { error, response } = await call;
   if (response.status !== status) throw unexpected(what, status, response, error);
   return response;
@@ -69,7 +80,8 @@ export async function expectProblem<Data, Problem extends { type: string; status
   const { data, error, response } = await call;
   if (response.status !== status || error === undefined) throw unexpected(what, status, response, error ?? data);
   if (error.status !== status) throw new Error(`${what}: a ${status} whose problem says status ${error.status}`);
-  if (!error.type.endsWith(`/${slug}`)) throw new Error(`${what}: expected a problem of type …/${slug}, got ${error.type}`);
+  if (!error.type.endsWith(`/${slug}`))
+    throw new Error(`${what}: expected a problem of type …/${slug}, got ${error.type}`);
   return error;
 }
 

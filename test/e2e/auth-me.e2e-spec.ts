@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import bcrypt from 'bcrypt';
 import { DataSource } from 'typeorm';
+
 import { PasswordHasher } from '../../src/users/password-hasher';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 import { basicHeader, newUser, signJwt, UserFixture } from '../support/users';
@@ -62,8 +63,12 @@ describe('GET /me', () => {
     });
 
     it('a wrong password and an unknown email, with the same body', async () => {
-      const wrong = expectUserUnauthenticated(await me({ authorization: basicHeader(user.email, `${user.password}!`) }));
-      const unknown = expectUserUnauthenticated(await me({ authorization: basicHeader('nobody@example.com', user.password) }));
+      const wrong = expectUserUnauthenticated(
+        await me({ authorization: basicHeader(user.email, `${user.password}!`) }),
+      );
+      const unknown = expectUserUnauthenticated(
+        await me({ authorization: basicHeader('nobody@example.com', user.password) }),
+      );
       expect(wrong).toEqual(unknown);
     });
 
@@ -79,7 +84,10 @@ describe('GET /me', () => {
       ['an unknown scheme', 'Digest username="x"'],
       ['the raw token without a scheme', () => user.bearer.slice('Bearer '.length)],
       ['a valid Bearer token followed by junk', () => `${user.bearer} junk`],
-      ['a valid Bearer token followed by a second token', () => `${user.bearer} ${user.bearer.slice('Bearer '.length)}`],
+      [
+        'a valid Bearer token followed by a second token',
+        () => `${user.bearer} ${user.bearer.slice('Bearer '.length)}`,
+      ],
     ])('%s', async (_label, header) => {
       expectUserUnauthenticated(await me({ authorization: typeof header === 'function' ? header() : header }));
     });
@@ -92,7 +100,9 @@ describe('GET /me', () => {
 
     it('a tampered token', async () => {
       const [header, payload, signature] = user.bearer.slice('Bearer '.length).split('.');
-      const otherPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: '999' })).toString('base64url');
+      const otherPayload = Buffer.from(
+        JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: '999' }),
+      ).toString('base64url');
       expectUserUnauthenticated(await me({ authorization: `Bearer ${header}.${otherPayload}.${signature}` }));
       const flipped = signature[0] === 'A' ? `B${signature.slice(1)}` : `A${signature.slice(1)}`;
       expectUserUnauthenticated(await me({ authorization: `Bearer ${header}.${payload}.${flipped}` }));
@@ -106,7 +116,10 @@ describe('GET /me', () => {
     });
 
     it('a token signed with another secret', async () => {
-      const token = signJwt({ sub: String(user.id), iat: now(), exp: now() + 60 }, 'some-other-secret-of-at-least-32-chars');
+      const token = signJwt(
+        { sub: String(user.id), iat: now(), exp: now() + 60 },
+        'some-other-secret-of-at-least-32-chars',
+      );
       expectUserUnauthenticated(await me({ authorization: `Bearer ${token}` }));
     });
 
@@ -151,7 +164,11 @@ describe('GET /me', () => {
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toBe('ApiKey header="X-API-Key"');
     }
-    const res = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': user.bearer.slice('Bearer '.length) } });
+    const res = await t.request({
+      method: 'GET',
+      url: '/auth/regions/me',
+      headers: { 'x-api-key': user.bearer.slice('Bearer '.length) },
+    });
     expect(res.statusCode).toBe(401);
   });
 });
@@ -196,7 +213,10 @@ describe('the Basic verification cache', () => {
     const u = await newUser(t);
     compare.mockClear();
     for (let i = 0; i < 2; i++) {
-      expect((await t.request({ method: 'POST', url: '/auth/token', payload: { email: u.email, password: u.password } })).statusCode).toBe(201);
+      expect(
+        (await t.request({ method: 'POST', url: '/auth/token', payload: { email: u.email, password: u.password } }))
+          .statusCode,
+      ).toBe(201);
     }
     expect(compare).toHaveBeenCalledTimes(2);
   });
@@ -211,13 +231,32 @@ describe('logs', () => {
       const token = u.bearer.slice('Bearer '.length);
       await logged.request({ method: 'GET', url: '/me', headers: { authorization: u.basic } });
       await logged.request({ method: 'GET', url: '/me', headers: { authorization: u.bearer } });
-      await logged.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(u.email, `${password}x`) } });
-      await logged.request({ method: 'POST', url: '/auth/token', payload: { email: u.email, password: `${password}x` } });
+      await logged.request({
+        method: 'GET',
+        url: '/me',
+        headers: { authorization: basicHeader(u.email, `${password}x`) },
+      });
+      await logged.request({
+        method: 'POST',
+        url: '/auth/token',
+        payload: { email: u.email, password: `${password}x` },
+      });
       await logged.request({ method: 'POST', url: '/user/signup', payload: { email: u.email, password } });
-      await logged.request({ method: 'POST', url: '/user/signup', payload: { email: 'bad', password: `${password}-in-a-400` } });
+      await logged.request({
+        method: 'POST',
+        url: '/user/signup',
+        payload: { email: 'bad', password: `${password}-in-a-400` },
+      });
       const text = logged.logs.join('\n');
       expect(logged.logs.length).toBeGreaterThan(5); // requests were logged at all
-      for (const secret of [password, encodeURIComponent(password), token, token.split('.')[2], u.basic.slice('Basic '.length), SECRET]) {
+      for (const secret of [
+        password,
+        encodeURIComponent(password),
+        token,
+        token.split('.')[2],
+        u.basic.slice('Basic '.length),
+        SECRET,
+      ]) {
         expect(text).not.toContain(secret);
       }
       expect(text).not.toMatch(/authorization"\s*:\s*"(Basic|Bearer)/i);

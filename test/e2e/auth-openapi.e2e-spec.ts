@@ -1,4 +1,5 @@
 import type { InjectOptions } from 'light-my-request';
+
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 import { basicHeader, newUser } from '../support/users';
 
@@ -41,7 +42,11 @@ describe('the OpenAPI document for users and tokens', () => {
         for (const example of examples) expect(example.value.status).toBe(Number(status));
       }
       expect(operation.responses['429'].headers).toEqual(
-        expect.objectContaining({ 'Retry-After': expect.anything(), 'X-RateLimit-Limit': expect.anything(), 'X-RateLimit-Remaining': expect.anything() }),
+        expect.objectContaining({
+          'Retry-After': expect.anything(),
+          'X-RateLimit-Limit': expect.anything(),
+          'X-RateLimit-Remaining': expect.anything(),
+        }),
       );
     }
   });
@@ -56,18 +61,38 @@ describe('the OpenAPI document for users and tokens', () => {
     const { schemas } = doc.components;
     expect(schemas.User).toEqual({
       type: 'object',
-      properties: { id: expect.objectContaining({ type: 'integer' }), name: expect.objectContaining({ type: ['string', 'null'] }) },
+      properties: {
+        id: expect.objectContaining({ type: 'integer' }),
+        name: expect.objectContaining({ type: ['string', 'null'] }),
+      },
       required: ['id', 'name'],
     });
     for (const name of ['NewUser', 'Credentials']) {
-      expect(schemas[name].properties.password).toMatchObject({ type: 'string', writeOnly: true, maxLength: 72, example: expect.any(String) });
-      expect(schemas[name].properties.email).toMatchObject({ format: 'email', maxLength: 254, example: expect.any(String) });
+      expect(schemas[name].properties.password).toMatchObject({
+        type: 'string',
+        writeOnly: true,
+        maxLength: 72,
+        example: expect.any(String),
+      });
+      expect(schemas[name].properties.email).toMatchObject({
+        format: 'email',
+        maxLength: 254,
+        example: expect.any(String),
+      });
       expect(schemas[name].required).toEqual(['email', 'password']);
     }
-    expect(doc.paths['/user/signup'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/NewUser' });
-    expect(doc.paths['/auth/token'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Credentials' });
-    expect(doc.paths['/auth/token'].post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Token' });
-    expect(doc.paths['/me'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/User' });
+    expect(doc.paths['/user/signup'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/NewUser',
+    });
+    expect(doc.paths['/auth/token'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Credentials',
+    });
+    expect(doc.paths['/auth/token'].post.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Token',
+    });
+    expect(doc.paths['/me'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/User',
+    });
   });
 
   it('matches what the server sends, for every status of every route', async () => {
@@ -89,15 +114,29 @@ describe('the OpenAPI document for users and tokens', () => {
     await send({ method: 'POST', url: '/user/signup', payload: { email: 'DOC@example.com', password: 'password-1' } });
     await send({ method: 'POST', url: '/user/signup', payload: { email: 'nope', password: 'x' } });
     await send({ method: 'POST', url: '/user/signup', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
-    await send({ method: 'POST', url: '/user/signup', headers: json, payload: JSON.stringify({ email: 'x'.repeat(70 * 1024) }) });
+    await send({
+      method: 'POST',
+      url: '/user/signup',
+      headers: json,
+      payload: JSON.stringify({ email: 'x'.repeat(70 * 1024) }),
+    });
     for (let i = 0; !seen.has('post /user/signup 429') && i < 10; i++) {
-      await send({ method: 'POST', url: '/user/signup', payload: { email: `more-${i}@example.com`, password: 'password-1' } });
+      await send({
+        method: 'POST',
+        url: '/user/signup',
+        payload: { email: `more-${i}@example.com`, password: 'password-1' },
+      });
     }
 
     await send({ method: 'POST', url: '/auth/token', payload: { email: user.email, password: user.password } });
     await send({ method: 'POST', url: '/auth/token', payload: { email: user.email } });
     await send({ method: 'POST', url: '/auth/token', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
-    await send({ method: 'POST', url: '/auth/token', headers: json, payload: JSON.stringify({ email: 'x'.repeat(70 * 1024) }) });
+    await send({
+      method: 'POST',
+      url: '/auth/token',
+      headers: json,
+      payload: JSON.stringify({ email: 'x'.repeat(70 * 1024) }),
+    });
     await send({ method: 'POST', url: '/auth/token', payload: { email: user.email, password: 'wrong-password' } });
     await send({ method: 'POST', url: '/auth/token', payload: { email: user.email, password: 'wrong-password' } });
     await send({ method: 'POST', url: '/auth/token', payload: { email: user.email, password: user.password } });
@@ -106,13 +145,26 @@ describe('the OpenAPI document for users and tokens', () => {
     await send({ method: 'GET', url: '/me' });
     await send({ method: 'GET', url: '/me', headers: { 'x-api-key': (await newRegion(t)).key } });
     await send({ method: 'GET', url: '/me', headers: { authorization: user.basic } });
-    for (let i = 0; i < 3; i++) await send({ method: 'GET', url: '/me', headers: { authorization: basicHeader(other.email, 'wrong-password') } });
+    for (let i = 0; i < 3; i++)
+      await send({ method: 'GET', url: '/me', headers: { authorization: basicHeader(other.email, 'wrong-password') } });
 
     expect([...seen].sort()).toEqual(
       [
-        'post /user/signup 201', 'post /user/signup 400', 'post /user/signup 409', 'post /user/signup 413', 'post /user/signup 415', 'post /user/signup 429',
-        'post /auth/token 201', 'post /auth/token 400', 'post /auth/token 401', 'post /auth/token 413', 'post /auth/token 415', 'post /auth/token 429',
-        'get /me 200', 'get /me 401', 'get /me 429',
+        'post /user/signup 201',
+        'post /user/signup 400',
+        'post /user/signup 409',
+        'post /user/signup 413',
+        'post /user/signup 415',
+        'post /user/signup 429',
+        'post /auth/token 201',
+        'post /auth/token 400',
+        'post /auth/token 401',
+        'post /auth/token 413',
+        'post /auth/token 415',
+        'post /auth/token 429',
+        'get /me 200',
+        'get /me 401',
+        'get /me 429',
       ].sort(),
     );
   });

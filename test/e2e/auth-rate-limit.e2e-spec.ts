@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+
 import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
+
 import { PasswordHasher } from '../../src/users/password-hasher';
 import { REDIS_URL, TwoInstances, twoInstancesSharingRedis } from '../support/redis';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -11,7 +13,12 @@ type Res = { statusCode: number; headers: Record<string, unknown>; json: () => a
 const token = (t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1') =>
   t.request({ method: 'POST', url: '/auth/token', payload: { email, password }, remoteAddress });
 const signUp = (t: TestApp, remoteAddress = '127.0.0.1') =>
-  t.request({ method: 'POST', url: '/user/signup', payload: { email: `u-${randomBytes(6).toString('hex')}@example.com`, password: 'password-1' }, remoteAddress });
+  t.request({
+    method: 'POST',
+    url: '/user/signup',
+    payload: { email: `u-${randomBytes(6).toString('hex')}@example.com`, password: 'password-1' },
+    remoteAddress,
+  });
 const me = (t: TestApp, authorization: string) => t.request({ method: 'GET', url: '/me', headers: { authorization } });
 
 /** The IETF pair (draft-ietf-httpapi-ratelimit-headers) beside X-RateLimit-*: `"name";q=..;w=..` and `"name";r=..;t=..`. */
@@ -27,7 +34,11 @@ function expectRateLimitFields(res: Res, policy: string, limit: number, windowSe
 function expectTooManyRequests(res: Res, limit: number, windowSeconds: number, policy = 'login-failures') {
   expect(res.statusCode).toBe(429);
   expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-  expect(res.json()).toMatchObject({ type: '/problems/too-many-requests', status: 429, detail: expect.stringMatching(/Retry in \d+ seconds/) });
+  expect(res.json()).toMatchObject({
+    type: '/problems/too-many-requests',
+    status: 429,
+    detail: expect.stringMatching(/Retry in \d+ seconds/),
+  });
   const retryAfter = Number(res.headers['retry-after']);
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -99,7 +110,11 @@ describe('failed sign-ins (counters in memory)', () => {
   it('counts failures under the canonical email: other spellings of one address share its allowance', async () => {
     const local = `jos\u00e9-${randomBytes(4).toString('hex')}`;
     const u = await newUser(t, { email: `${local}@b\u00fccher.example` });
-    const spellings = [`${local.normalize('NFD')}@bu\u0308cher.example`, `${local}@xn--bcher-kva.example`, `${local.toUpperCase()}@B\u00dcCHER.EXAMPLE`];
+    const spellings = [
+      `${local.normalize('NFD')}@bu\u0308cher.example`,
+      `${local}@xn--bcher-kva.example`,
+      `${local.toUpperCase()}@B\u00dcCHER.EXAMPLE`,
+    ];
     const remaining = [];
     for (const email of spellings) {
       const res = await token(t, email, 'wrong-password');
@@ -107,7 +122,11 @@ describe('failed sign-ins (counters in memory)', () => {
       remaining.push(res.headers['x-ratelimit-remaining']);
     }
     expect(remaining).toEqual(['2', '1', '0']);
-    expectTooManyRequests(await token(t, `\uff4aos\u00e9${local.slice(4)}@b\u00fccher.example`, 'wrong-password'), 3, 60);
+    expectTooManyRequests(
+      await token(t, `\uff4aos\u00e9${local.slice(4)}@b\u00fccher.example`, 'wrong-password'),
+      3,
+      60,
+    );
     expectTooManyRequests(await token(t, u.email, u.password), 3, 60);
     expectTooManyRequests(await me(t, basicHeader(`${local}@XN--BCHER-KVA.EXAMPLE`, u.password)), 3, 60);
   });
@@ -212,7 +231,12 @@ describe('the OpenAPI document', () => {
           path,
           method,
           status,
-          headers: expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', ...(status === '429' ? ['Retry-After'] : [])]),
+          headers: expect.arrayContaining([
+            'RateLimit-Policy',
+            'RateLimit',
+            'X-RateLimit-Limit',
+            ...(status === '429' ? ['Retry-After'] : []),
+          ]),
         });
       }
     } finally {

@@ -1,10 +1,10 @@
 import { JwtSettings } from '../../src/auth/jwt-settings';
+import { expectProblem } from '../support/problems';
 import { startTestApp, TestApp } from '../support/test-app';
 import { basicHeader, decodeJwt, newUser, signJwt, UserFixture } from '../support/users';
-import { expectProblem } from '../support/problems';
 
-
-const token = (t: TestApp, payload: unknown) => t.request({ method: 'POST', url: '/auth/token', payload: payload as string });
+const token = (t: TestApp, payload: unknown) =>
+  t.request({ method: 'POST', url: '/auth/token', payload: payload as string });
 const me = (t: TestApp, authorization: string) => t.request({ method: 'GET', url: '/me', headers: { authorization } });
 
 describe('POST /auth/token', () => {
@@ -97,14 +97,25 @@ describe('POST /auth/token with JWT_SECRET, JWT_TTL, JWT_ISSUER and JWT_AUDIENCE
   let user: UserFixture;
 
   beforeAll(async () => {
-    t = await startTestApp({ JWT_SECRET: SECRET, JWT_TTL: '120', JWT_ISSUER: 'https://api.example', JWT_AUDIENCE: 'galaxy-clients' });
+    t = await startTestApp({
+      JWT_SECRET: SECRET,
+      JWT_TTL: '120',
+      JWT_ISSUER: 'https://api.example',
+      JWT_AUDIENCE: 'galaxy-clients',
+    });
     user = await newUser(t);
   });
   afterAll(async () => t.close());
 
   it('puts iss and aud in the token and uses the configured lifetime', async () => {
     const { payload } = decodeJwt(user.bearer.slice('Bearer '.length));
-    expect(payload).toEqual({ sub: String(user.id), iat: expect.any(Number), exp: expect.any(Number), iss: 'https://api.example', aud: 'galaxy-clients' });
+    expect(payload).toEqual({
+      sub: String(user.id),
+      iat: expect.any(Number),
+      exp: expect.any(Number),
+      iss: 'https://api.example',
+      aud: 'galaxy-clients',
+    });
     expect(Number(payload.exp) - Number(payload.iat)).toBe(120);
     expect((await me(t, user.bearer)).statusCode).toBe(200);
     expect(t.logs.some((line) => line.includes('JWT_SECRET is not set'))).toBe(false);

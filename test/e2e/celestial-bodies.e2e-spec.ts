@@ -1,5 +1,6 @@
 import type { InjectOptions, Response } from 'light-my-request';
 import { DataSource } from 'typeorm';
+
 import type { TestApp } from '../support/test-app';
 import type { UserFixture } from '../support/users';
 import { createPlanet, expectProblem, ISO, startWithAliceAndBob } from './planets-support';
@@ -24,48 +25,54 @@ const create = (user: UserFixture | null, payload: unknown, headers: Record<stri
   });
 
 describe('POST /celestial-bodies', () => {
-  it.each(['terrestrial', 'gas_giant', 'ice_giant', 'dwarf', 'super_earth'])('creates a Planet for type %s', async (type) => {
-    const res = await create(alice, { name: 'Kepler', type, habitabilityIndex: 0.3, tags: ['exoplanet'] });
-    expect(res.statusCode).toBe(201);
-    expect(res.json()).toEqual({
-      id: expect.any(Number),
-      name: 'Kepler',
-      description: null,
-      type,
-      habitabilityIndex: 0.3,
-      atmosphere: [],
-      image: null,
-      satellites: [],
-      creator: { id: alice.id, name: 'Alice' },
-      tags: ['exoplanet'],
-      lastUpdated: expect.stringMatching(ISO),
-    });
-    const listed = await request({ method: 'GET', url: `/planets/${res.json().id}` });
-    expect(listed.json()).toEqual(res.json());
-  });
+  it.each(['terrestrial', 'gas_giant', 'ice_giant', 'dwarf', 'super_earth'])(
+    'creates a Planet for type %s',
+    async (type) => {
+      const res = await create(alice, { name: 'Kepler', type, habitabilityIndex: 0.3, tags: ['exoplanet'] });
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toEqual({
+        id: expect.any(Number),
+        name: 'Kepler',
+        description: null,
+        type,
+        habitabilityIndex: 0.3,
+        atmosphere: [],
+        image: null,
+        satellites: [],
+        creator: { id: alice.id, name: 'Alice' },
+        tags: ['exoplanet'],
+        lastUpdated: expect.stringMatching(ISO),
+      });
+      const listed = await request({ method: 'GET', url: `/planets/${res.json().id}` });
+      expect(listed.json()).toEqual(res.json());
+    },
+  );
 
-  it.each(['moon', 'asteroid', 'comet'])('creates a Satellite for type %s, orbiting any user\'s planet', async (type) => {
-    const planet = await createPlanet(t, alice, { name: 'Mars' });
-    const res = await create(bob, {
-      name: 'Phobos',
-      description: 'Phobos is the larger and innermost of the two moons of Mars.',
-      diameter: 22.2,
-      type,
-      orbit: { planet: { id: planet.id }, orbitalPeriod: 0.319, distance: 9376 },
-    });
-    expect(res.statusCode).toBe(201);
-    const satellite = res.json();
-    expect(satellite).toEqual({
-      id: expect.any(Number),
-      name: 'Phobos',
-      description: 'Phobos is the larger and innermost of the two moons of Mars.',
-      diameter: 22.2,
-      type,
-      orbit: { planet: { id: planet.id, name: 'Mars' }, orbitalPeriod: 0.319, distance: 9376 },
-    });
-    const refreshed = await request({ method: 'GET', url: `/planets/${planet.id}` });
-    expect(refreshed.json().satellites).toEqual([satellite]);
-  });
+  it.each(['moon', 'asteroid', 'comet'])(
+    "creates a Satellite for type %s, orbiting any user's planet",
+    async (type) => {
+      const planet = await createPlanet(t, alice, { name: 'Mars' });
+      const res = await create(bob, {
+        name: 'Phobos',
+        description: 'Phobos is the larger and innermost of the two moons of Mars.',
+        diameter: 22.2,
+        type,
+        orbit: { planet: { id: planet.id }, orbitalPeriod: 0.319, distance: 9376 },
+      });
+      expect(res.statusCode).toBe(201);
+      const satellite = res.json();
+      expect(satellite).toEqual({
+        id: expect.any(Number),
+        name: 'Phobos',
+        description: 'Phobos is the larger and innermost of the two moons of Mars.',
+        diameter: 22.2,
+        type,
+        orbit: { planet: { id: planet.id, name: 'Mars' }, orbitalPeriod: 0.319, distance: 9376 },
+      });
+      const refreshed = await request({ method: 'GET', url: `/planets/${planet.id}` });
+      expect(refreshed.json().satellites).toEqual([satellite]);
+    },
+  );
 
   it('answers 404 for a satellite whose planet does not exist, and stores nothing', async () => {
     const dataSource = t.app.get(DataSource);
@@ -81,20 +88,56 @@ describe('POST /celestial-bodies', () => {
     ['an unknown type', { name: 'X', type: 'star' }, 'type'],
     ['a type that is not text', { name: 'X', type: 3 }, 'type'],
     ['a planet with an index of 1.5', { name: 'X', type: 'dwarf', habitabilityIndex: 1.5 }, 'habitabilityIndex'],
-    ['a planet with a negative mass', { name: 'X', type: 'dwarf', physicalProperties: { mass: -2 } }, 'physicalProperties.mass'],
+    [
+      'a planet with a negative mass',
+      { name: 'X', type: 'dwarf', physicalProperties: { mass: -2 } },
+      'physicalProperties.mass',
+    ],
     ['a planet with an orbit', { name: 'X', type: 'dwarf', orbit: { planet: { id: 1 } } }, 'orbit'],
-    ['a planet with a callback URL', { name: 'X', type: 'dwarf', successCallbackUrl: 'https://example.com/hook' }, 'successCallbackUrl'],
+    [
+      'a planet with a callback URL',
+      { name: 'X', type: 'dwarf', successCallbackUrl: 'https://example.com/hook' },
+      'successCallbackUrl',
+    ],
     ['a planet without a name', { type: 'dwarf' }, 'name'],
     ['a satellite without an orbit', { name: 'X', type: 'moon' }, 'orbit'],
     ['a satellite without its planet', { name: 'X', type: 'moon', orbit: {} }, 'orbit.planet'],
-    ['a satellite with a planet id as text', { name: 'X', type: 'moon', orbit: { planet: { id: '1' } } }, 'orbit.planet.id'],
+    [
+      'a satellite with a planet id as text',
+      { name: 'X', type: 'moon', orbit: { planet: { id: '1' } } },
+      'orbit.planet.id',
+    ],
     ['a satellite with a planet id of 0', { name: 'X', type: 'moon', orbit: { planet: { id: 0 } } }, 'orbit.planet.id'],
-    ['a satellite with a planet id past the integer range', { name: 'X', type: 'moon', orbit: { planet: { id: 2147483648 } } }, 'orbit.planet.id'],
-    ['a satellite with the whole planet', { name: 'X', type: 'moon', orbit: { planet: { id: 1, name: 'Mars' } } }, 'orbit.planet.name'],
-    ['a satellite with a negative diameter', { name: 'X', type: 'moon', diameter: -1, orbit: { planet: { id: 1 } } }, 'diameter'],
-    ['a satellite with a zero orbital period', { name: 'X', type: 'moon', orbit: { planet: { id: 1 }, orbitalPeriod: 0 } }, 'orbit.orbitalPeriod'],
-    ['a satellite with planet fields', { name: 'X', type: 'comet', habitabilityIndex: 0.5, orbit: { planet: { id: 1 } } }, 'habitabilityIndex'],
-    ['a satellite with a callback URL', { name: 'X', type: 'comet', failureCallbackUrl: 'https://example.com/hook', orbit: { planet: { id: 1 } } }, 'failureCallbackUrl'],
+    [
+      'a satellite with a planet id past the integer range',
+      { name: 'X', type: 'moon', orbit: { planet: { id: 2147483648 } } },
+      'orbit.planet.id',
+    ],
+    [
+      'a satellite with the whole planet',
+      { name: 'X', type: 'moon', orbit: { planet: { id: 1, name: 'Mars' } } },
+      'orbit.planet.name',
+    ],
+    [
+      'a satellite with a negative diameter',
+      { name: 'X', type: 'moon', diameter: -1, orbit: { planet: { id: 1 } } },
+      'diameter',
+    ],
+    [
+      'a satellite with a zero orbital period',
+      { name: 'X', type: 'moon', orbit: { planet: { id: 1 }, orbitalPeriod: 0 } },
+      'orbit.orbitalPeriod',
+    ],
+    [
+      'a satellite with planet fields',
+      { name: 'X', type: 'comet', habitabilityIndex: 0.5, orbit: { planet: { id: 1 } } },
+      'habitabilityIndex',
+    ],
+    [
+      'a satellite with a callback URL',
+      { name: 'X', type: 'comet', failureCallbackUrl: 'https://example.com/hook', orbit: { planet: { id: 1 } } },
+      'failureCallbackUrl',
+    ],
     ['an orbit that is not an object', { name: 'X', type: 'moon', orbit: 'Mars' }, 'orbit'],
   ])('refuses %s with a 400 naming the field, never a 500', async (_, payload, field) => {
     expectProblem(await create(alice, payload), 400, field);
@@ -103,7 +146,11 @@ describe('POST /celestial-bodies', () => {
   it('refuses a body that is not an object, and a missing body', async () => {
     expectProblem(await create(alice, [{ name: 'X', type: 'moon' }]), 400, 'body');
     expectProblem(await create(alice, 'null', { 'content-type': 'application/json' }), 400, 'body');
-    expectProblem(await request({ method: 'POST', url: '/celestial-bodies', headers: { authorization: alice.basic } }), 400, 'body');
+    expectProblem(
+      await request({ method: 'POST', url: '/celestial-bodies', headers: { authorization: alice.basic } }),
+      400,
+      'body',
+    );
     expectProblem(await create(alice, '{"type":', { 'content-type': 'application/json' }), 400);
   });
 
@@ -113,22 +160,30 @@ describe('POST /celestial-bodies', () => {
 });
 
 describe('deleting a planet', () => {
-  it('removes its satellites with it, and leaves other planets\' satellites alone', async () => {
+  it("removes its satellites with it, and leaves other planets' satellites alone", async () => {
     const mars = await createPlanet(t, alice, { name: 'Mars' });
     const earth = await createPlanet(t, alice, { name: 'Earth' });
-    for (const name of ['Phobos', 'Deimos']) await create(bob, { name, type: 'moon', orbit: { planet: { id: mars.id } } });
+    for (const name of ['Phobos', 'Deimos'])
+      await create(bob, { name, type: 'moon', orbit: { planet: { id: mars.id } } });
     await create(bob, { name: 'Moon', type: 'moon', orbit: { planet: { id: earth.id } } });
 
-    const res = await request({ method: 'DELETE', url: `/planets/${mars.id}`, headers: { authorization: alice.basic } });
+    const res = await request({
+      method: 'DELETE',
+      url: `/planets/${mars.id}`,
+      headers: { authorization: alice.basic },
+    });
     expect(res.statusCode).toBe(204);
-    const left = await t.app.get(DataSource).query('SELECT planet_id, name FROM satellites WHERE planet_id IN ($1, $2)', [mars.id, earth.id]);
+    const left = await t.app
+      .get(DataSource)
+      .query('SELECT planet_id, name FROM satellites WHERE planet_id IN ($1, $2)', [mars.id, earth.id]);
     expect(left).toEqual([{ planet_id: earth.id, name: 'Moon' }]);
   });
 
   it('never answers 500 when satellites are added while their planet is being deleted', async () => {
     for (let round = 0; round < 5; round++) {
       const planet = await createPlanet(t, alice);
-      const moon = (n: number) => create(bob, { name: `Moon ${n}`, type: 'moon', orbit: { planet: { id: planet.id } } });
+      const moon = (n: number) =>
+        create(bob, { name: `Moon ${n}`, type: 'moon', orbit: { planet: { id: planet.id } } });
       const [deleted, ...added] = await Promise.all([
         moon(1),
         request({ method: 'DELETE', url: `/planets/${planet.id}`, headers: { authorization: alice.basic } }),
@@ -137,7 +192,9 @@ describe('deleting a planet', () => {
       ]).then(([a, d, b, c]) => [d, a, b, c]);
       expect(deleted.statusCode).toBe(204);
       for (const res of added) expect([201, 404]).toContain(res.statusCode);
-      const [{ count }] = await t.app.get(DataSource).query('SELECT count(*)::int AS count FROM satellites WHERE planet_id = $1', [planet.id]);
+      const [{ count }] = await t.app
+        .get(DataSource)
+        .query('SELECT count(*)::int AS count FROM satellites WHERE planet_id = $1', [planet.id]);
       expect(count).toBe(0);
     }
   });
@@ -145,6 +202,9 @@ describe('deleting a planet', () => {
   it('cannot be done by someone who only added a satellite to it', async () => {
     const mars = await createPlanet(t, alice, { name: 'Mars' });
     await create(bob, { name: 'Phobos', type: 'moon', orbit: { planet: { id: mars.id } } });
-    expectProblem(await request({ method: 'DELETE', url: `/planets/${mars.id}`, headers: { authorization: bob.basic } }), 403);
+    expectProblem(
+      await request({ method: 'DELETE', url: `/planets/${mars.id}`, headers: { authorization: bob.basic } }),
+      403,
+    );
   });
 });

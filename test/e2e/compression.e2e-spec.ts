@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+
 import { newRegion, startTestApp, type TestApp } from '../support/test-app';
 import { newUser, type UserFixture } from '../support/users';
 import { createPlanet, fixture, multipart } from './planets-support';
@@ -16,12 +17,21 @@ let alice: UserFixture;
 beforeAll(async () => {
   t = await startTestApp({ MAX_API_KEYS_PER_REGION: '1000' });
   alice = await newUser(t, { name: 'Alice' });
-  for (let i = 0; i < 30; i++) await createPlanet(t, alice, { name: `Planet ${i}`, description: `Planet number ${i} of the compression suite`, tags: ['compressed'] });
+  for (let i = 0; i < 30; i++)
+    await createPlanet(t, alice, {
+      name: `Planet ${i}`,
+      description: `Planet number ${i} of the compression suite`,
+      tags: ['compressed'],
+    });
 });
 afterAll(async () => t.close());
 
 const get = (url: string, headers: Record<string, string> = {}) => t.request({ method: 'GET', url, headers });
-const varies = (res: { headers: Record<string, unknown> }) => String(res.headers.vary ?? '').toLowerCase().split(/\s*,\s*/).includes('accept-encoding');
+const varies = (res: { headers: Record<string, unknown> }) =>
+  String(res.headers.vary ?? '')
+    .toLowerCase()
+    .split(/\s*,\s*/)
+    .includes('accept-encoding');
 
 describe('a page of planets', () => {
   it('comes gzip-compressed to a client that accepts gzip, and decompresses to the same JSON', async () => {
@@ -47,20 +57,31 @@ describe('a page of planets', () => {
     const br = await get('/planets?limit=100', { 'accept-encoding': 'br' });
     expect(br.headers['content-encoding']).toBe('br');
     expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString('utf8'))).toEqual(plain);
-    expect((await get('/planets?limit=100', { 'accept-encoding': 'br;q=0.5, gzip' })).headers['content-encoding']).toBe('gzip');
-    expect((await get('/planets?limit=100', { 'accept-encoding': 'gzip;q=0.5, br' })).headers['content-encoding']).toBe('br');
+    expect((await get('/planets?limit=100', { 'accept-encoding': 'br;q=0.5, gzip' })).headers['content-encoding']).toBe(
+      'gzip',
+    );
+    expect((await get('/planets?limit=100', { 'accept-encoding': 'gzip;q=0.5, br' })).headers['content-encoding']).toBe(
+      'br',
+    );
   });
 
-  it.each([['identity'], ['gzip;q=0'], ['deflate'], ['compress, x-unknown']])('is sent as it is for Accept-Encoding: %s', async (acceptEncoding) => {
-    const res = await get('/planets?limit=100', { 'accept-encoding': acceptEncoding });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-encoding']).toBeUndefined();
-    expect(res.json().data).toHaveLength(30);
-  });
+  it.each([['identity'], ['gzip;q=0'], ['deflate'], ['compress, x-unknown']])(
+    'is sent as it is for Accept-Encoding: %s',
+    async (acceptEncoding) => {
+      const res = await get('/planets?limit=100', { 'accept-encoding': acceptEncoding });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.json().data).toHaveLength(30);
+    },
+  );
 
   it('answers HEAD without a body', async () => {
     // HEAD is not an operation of the document, so it is not checked against it.
-    const res = await t.app.inject({ method: 'HEAD', url: '/planets?limit=100', headers: { 'accept-encoding': 'gzip' } });
+    const res = await t.app.inject({
+      method: 'HEAD',
+      url: '/planets?limit=100',
+      headers: { 'accept-encoding': 'gzip' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.rawPayload.length).toBe(0);
     expect(res.headers['x-pagination-total']).toBe('30');
@@ -104,7 +125,12 @@ describe('is never applied to', () => {
     expect(rolled.headers['content-encoding']).toBeUndefined();
     expect(Buffer.byteLength(rolled.body)).toBeGreaterThan(1024);
 
-    const token = await t.request({ method: 'POST', url: '/auth/token', headers: { 'accept-encoding': 'gzip' }, payload: { email: alice.email, password: alice.password } });
+    const token = await t.request({
+      method: 'POST',
+      url: '/auth/token',
+      headers: { 'accept-encoding': 'gzip' },
+      payload: { email: alice.email, password: alice.password },
+    });
     expect(token.statusCode).toBe(201);
     expect(token.headers['cache-control']).toBe('no-store');
     expect(token.headers['content-encoding']).toBeUndefined();
@@ -114,14 +140,22 @@ describe('is never applied to', () => {
     const planet = await createPlanet(t, alice, { name: 'Imaged' });
     const png = Buffer.concat([fixture('mars.png'), Buffer.alloc(4096)]);
     const form = multipart([{ name: 'image', filename: 'mars.png', type: 'image/png', content: png }]);
-    const upload = await t.request({ method: 'POST', url: `/planets/${planet.id}/image`, headers: { authorization: alice.basic, ...form.headers }, payload: form.payload });
+    const upload = await t.request({
+      method: 'POST',
+      url: `/planets/${planet.id}/image`,
+      headers: { authorization: alice.basic, ...form.headers },
+      payload: form.payload,
+    });
     expect(upload.statusCode).toBe(200);
     const image = await get(`/planets/${planet.id}/image`, { 'accept-encoding': 'gzip, br' });
     expect(image.statusCode).toBe(200);
     expect(image.headers['content-encoding']).toBeUndefined();
     expect(image.rawPayload.equals(png)).toBe(true);
     expect(image.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
-    const again = await get(`/planets/${planet.id}/image`, { 'accept-encoding': 'gzip', 'if-none-match': String(image.headers.etag) });
+    const again = await get(`/planets/${planet.id}/image`, {
+      'accept-encoding': 'gzip',
+      'if-none-match': String(image.headers.etag),
+    });
     expect(again.statusCode).toBe(304);
     expect(again.headers.etag).toBe(image.headers.etag);
   });
@@ -130,7 +164,9 @@ describe('is never applied to', () => {
     // The routes that carry a secret are told apart as they are registered, not per response:
     // a no-store header set by hand would leave its route compressed.
     const root = join(__dirname, '../../src');
-    const sources = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== join('common', 'http', 'compression.ts'));
+    const sources = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && f !== join('common', 'http', 'compression.ts'),
+    );
     const byHand = sources.filter((f) => /no-store/.test(readFileSync(join(root, f), 'utf8')));
     expect(byHand).toEqual([]);
   });

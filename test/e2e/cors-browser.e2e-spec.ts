@@ -1,6 +1,8 @@
-import { jest } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+
+import { jest } from '@jest/globals';
+import { type Browser, chromium } from 'playwright-core';
+
 import { freePort } from '../support/processes';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 
@@ -22,7 +24,9 @@ let otherOrigin: string;
 
 /** A page server on 127.0.0.1 (its own origin), serving one empty page. */
 async function pageServer(port: number): Promise<string> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client</title>'));
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client</title>'),
+  );
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   pages.push(server);
   return `http://127.0.0.1:${port}`;
@@ -37,7 +41,15 @@ beforeAll(async () => {
   key = (await newRegion(t, 'CORS region')).key;
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 
@@ -72,11 +84,18 @@ it('lets a page of an allowed origin call the API with a key, and read the answe
   const answer = await fetchFrom(allowedOrigin, '/auth/regions/me', key);
   expect(answer).toMatchObject({ status: 200, requestId: expect.any(String), body: { name: 'CORS region' } });
   // A problem document is readable too.
-  expect(await fetchFrom(allowedOrigin, '/auth/regions/me', 'rk_wrong')).toMatchObject({ status: 401, body: { status: 401 } });
+  expect(await fetchFrom(allowedOrigin, '/auth/regions/me', 'rk_wrong')).toMatchObject({
+    status: 401,
+    body: { status: 401 },
+  });
 });
 
 it('keeps the answer from a page of another origin: its fetch fails in the browser', async () => {
-  expect(await fetchFrom(otherOrigin, '/auth/regions/me', key)).toEqual({ error: expect.stringMatching(/TypeError: Failed to fetch/) });
+  expect(await fetchFrom(otherOrigin, '/auth/regions/me', key)).toEqual({
+    error: expect.stringMatching(/TypeError: Failed to fetch/),
+  });
   // Even a simple request with no preflight: the response is not the page's to read.
-  expect(await fetchFrom(otherOrigin, '/planets')).toEqual({ error: expect.stringMatching(/TypeError: Failed to fetch/) });
+  expect(await fetchFrom(otherOrigin, '/planets')).toEqual({
+    error: expect.stringMatching(/TypeError: Failed to fetch/),
+  });
 });

@@ -1,6 +1,8 @@
-import { jest } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+
+import { jest } from '@jest/globals';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 import { newUser } from '../support/users';
 
@@ -23,7 +25,15 @@ beforeAll(async () => {
   base = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
 });
@@ -87,7 +97,9 @@ it('lists the region\'s events with "Try it out", as the key authorised above', 
 it('groups operations by tag with summaries', async () => {
   await page.goto(`${base}/docs`);
   await page.locator('.swagger-ui .opblock-tag').first().waitFor();
-  const tags = await page.locator('.opblock-tag-section h3 .nostyle span, .opblock-tag-section h3 a span').allInnerTexts();
+  const tags = await page
+    .locator('.opblock-tag-section h3 .nostyle span, .opblock-tag-section h3 a span')
+    .allInnerTexts();
   expect(tags).toEqual(expect.arrayContaining(['Region API keys', 'Authentication', 'Planets', 'Celestial Bodies']));
   await expect(page.locator('.opblock-summary-description', { hasText: 'Create an API key' }).count()).resolves.toBe(1);
 });

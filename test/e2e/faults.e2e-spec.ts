@@ -1,5 +1,6 @@
 import type { InjectOptions, Response } from 'light-my-request';
 import { Client } from 'pg';
+
 import { FaultProxy } from '../support/fault-proxy';
 import { expectProblem } from '../support/problems';
 import { dropRedisKeys, REDIS_URL, uniqueRedisPrefix } from '../support/redis';
@@ -79,11 +80,24 @@ describeOnServer('PostgreSQL failing under the service', () => {
   /** One request of each kind that reads or writes the database. */
   const dataRoutes = (): [string, InjectOptions][] => [
     ['GET /auth/regions/me', { method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': region.key } }],
-    ['POST /auth/region/api-keys', { method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': region.key }, payload: {} }],
+    [
+      'POST /auth/region/api-keys',
+      { method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': region.key }, payload: {} },
+    ],
     ['GET /planets', { method: 'GET', url: '/planets' }],
     ['GET /me (Bearer)', { method: 'GET', url: '/me', headers: { authorization: user.bearer } }],
-    ['POST /auth/token', { method: 'POST', url: '/auth/token', payload: { email: user.email, password: user.password } }],
-    ['POST /user/signup', { method: 'POST', url: '/user/signup', payload: { email: `x-${Date.now()}@example.com`, password: 'password-1' } }],
+    [
+      'POST /auth/token',
+      { method: 'POST', url: '/auth/token', payload: { email: user.email, password: user.password } },
+    ],
+    [
+      'POST /user/signup',
+      {
+        method: 'POST',
+        url: '/user/signup',
+        payload: { email: `x-${Date.now()}@example.com`, password: 'password-1' },
+      },
+    ],
     ['GET /health', { method: 'GET', url: '/health' }],
   ];
 
@@ -133,7 +147,11 @@ describeOnServer('PostgreSQL failing under the service', () => {
       await blocker.query('BEGIN');
       await blocker.query('SELECT id FROM regions WHERE id = $1 FOR UPDATE', [r.regionId]);
       const pending = timed(() =>
-        patient.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } }),
+        patient.request({
+          method: 'DELETE',
+          url: `/auth/region/api-keys/${second.id}`,
+          headers: { 'x-api-key': r.key },
+        }),
       );
       let terminated = 0;
       for (let tries = 0; terminated === 0 && tries < 200; tries++) {
@@ -148,7 +166,11 @@ describeOnServer('PostgreSQL failing under the service', () => {
       expectUnavailable((await pending).res);
       await blocker.query('ROLLBACK');
       // The pool let the dead connection go: the same request now succeeds.
-      const retry = await patient.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
+      const retry = await patient.request({
+        method: 'DELETE',
+        url: `/auth/region/api-keys/${second.id}`,
+        headers: { 'x-api-key': r.key },
+      });
       expect(retry.statusCode).toBe(204);
     } finally {
       await blocker.end();
@@ -164,8 +186,21 @@ describeOnServer('PostgreSQL failing under the service', () => {
     // Creates and deletes of one region's keys, all at once; the connections are reset
     // while they run, so some finish, some fail, and some may have committed unseen.
     const changes = [
-      ...keys.map(({ id }, i) => t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': keys[(i + 1) % keys.length].key } })),
-      ...keys.map(({ key }, i) => t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': key }, payload: { description: `during fault ${i}` } })),
+      ...keys.map(({ id }, i) =>
+        t.request({
+          method: 'DELETE',
+          url: `/auth/region/api-keys/${id}`,
+          headers: { 'x-api-key': keys[(i + 1) % keys.length].key },
+        }),
+      ),
+      ...keys.map(({ key }, i) =>
+        t.request({
+          method: 'POST',
+          url: '/auth/region/api-keys',
+          headers: { 'x-api-key': key },
+          payload: { description: `during fault ${i}` },
+        }),
+      ),
     ];
     await sleep(5);
     await proxy.setMode('refuse');
@@ -178,9 +213,16 @@ describeOnServer('PostgreSQL failing under the service', () => {
     const direct = new Client({ connectionString: db.env.DATABASE_URL });
     await direct.connect();
     try {
-      const { rows } = await direct.query('SELECT id, token_hash, token_preview, revoked_at FROM api_keys WHERE region_id = $1', [r.regionId]);
+      const { rows } = await direct.query(
+        'SELECT id, token_hash, token_preview, revoked_at FROM api_keys WHERE region_id = $1',
+        [r.regionId],
+      );
       expect(rows.filter((row) => row.revoked_at === null).length).toBeGreaterThanOrEqual(1);
-      for (const row of rows) expect(row).toMatchObject({ token_hash: expect.stringMatching(/^[0-9a-f]{64}$/), token_preview: expect.stringMatching(/^rk_/) });
+      for (const row of rows)
+        expect(row).toMatchObject({
+          token_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+          token_preview: expect.stringMatching(/^rk_/),
+        });
       const byId = new Map(rows.map((row) => [row.id, row]));
       results.slice(0, keys.length).forEach((res, i) => {
         if (res.statusCode === 204) expect(byId.get(keys[i].id)?.revoked_at).toBeInstanceOf(Date);
@@ -226,8 +268,14 @@ describe('Redis failing under the rate limits', () => {
   });
   afterEach(async () => proxy.setMode('forward'));
 
-  const token = (password = user.password) => t.request({ method: 'POST', url: '/auth/token', payload: { email: user.email, password } });
-  const signUp = () => t.request({ method: 'POST', url: '/user/signup', payload: { email: `r-${Date.now()}-${Math.random()}@example.com`, password: 'password-1' } });
+  const token = (password = user.password) =>
+    t.request({ method: 'POST', url: '/auth/token', payload: { email: user.email, password } });
+  const signUp = () =>
+    t.request({
+      method: 'POST',
+      url: '/user/signup',
+      payload: { email: `r-${Date.now()}-${Math.random()}@example.com`, password: 'password-1' },
+    });
 
   /** Until the service answers `status` again (Redis came back), or a deadline. */
   async function eventually(send: () => Promise<Response>, status: number): Promise<Response> {
@@ -240,21 +288,25 @@ describe('Redis failing under the rate limits', () => {
     return res;
   }
 
-  it.each(['silent', 'refuse'] as const)('answers token and sign-up requests fast with 503 while Redis is %s, then recovers', async (mode) => {
-    await proxy.setMode(mode);
-    for (const send of [() => token(), signUp]) {
-      const { res, ms } = await timed(send);
-      expectProblem(res, 503, 'unavailable');
-      expect(res.headers['retry-after']).toBeDefined();
-      expect(ms).toBeLessThan(COMMAND_TIMEOUT_MS + 3000);
-    }
-    await proxy.setMode('forward');
-    expect((await eventually(() => token(), 201)).statusCode).toBe(201);
-    expect((await eventually(signUp, 201)).statusCode).toBe(201);
-  });
+  it.each(['silent', 'refuse'] as const)(
+    'answers token and sign-up requests fast with 503 while Redis is %s, then recovers',
+    async (mode) => {
+      await proxy.setMode(mode);
+      for (const send of [() => token(), signUp]) {
+        const { res, ms } = await timed(send);
+        expectProblem(res, 503, 'unavailable');
+        expect(res.headers['retry-after']).toBeDefined();
+        expect(ms).toBeLessThan(COMMAND_TIMEOUT_MS + 3000);
+      }
+      await proxy.setMode('forward');
+      expect((await eventually(() => token(), 201)).statusCode).toBe(201);
+      expect((await eventually(signUp, 201)).statusCode).toBe(201);
+    },
+  );
 
   it('keeps cached Basic credentials working while Redis is silent, and limits guesses in this process', async () => {
-    const basic = (password: string) => t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(user.email, password) } });
+    const basic = (password: string) =>
+      t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(user.email, password) } });
     expect((await basic(user.password)).statusCode).toBe(200); // verified and cached
     await proxy.setMode('silent');
     const cached = await timed(() => basic(user.password));
@@ -271,8 +323,20 @@ describe('Redis failing under the rate limits', () => {
   });
 
   it('shuts down promptly while Redis is silent', async () => {
-    const other = await startTestApp({ REDIS_URL: proxy.rewrite(REDIS_URL), REDIS_KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) });
-    expect((await other.request({ method: 'POST', url: '/user/signup', payload: { email: 'shutdown@example.com', password: 'password-1' } })).statusCode).toBe(201);
+    const other = await startTestApp({
+      REDIS_URL: proxy.rewrite(REDIS_URL),
+      REDIS_KEY_PREFIX: prefix,
+      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+    });
+    expect(
+      (
+        await other.request({
+          method: 'POST',
+          url: '/user/signup',
+          payload: { email: 'shutdown@example.com', password: 'password-1' },
+        })
+      ).statusCode,
+    ).toBe(201);
     await proxy.setMode('silent');
     await expect(within(other.close(), 'close()')).resolves.toBeUndefined();
   });

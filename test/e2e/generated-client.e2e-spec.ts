@@ -3,10 +3,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+
 import ts from 'typescript';
+
+import type { Exchange } from '../client/support';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
-import type { Exchange } from '../client/support';
 
 /**
  * The tier a client of the API stands on: types generated from the committed openapi.json
@@ -90,7 +92,11 @@ describe('a client generated from openapi.json', () => {
       expect(Object.keys(document.paths)).toContain(exchange.schemaPath);
       const url = new URL(exchange.url);
       try {
-        validator.check(exchange.method, url.pathname, { statusCode: exchange.status, headers: exchange.headers, body: exchange.body });
+        validator.check(exchange.method, url.pathname, {
+          statusCode: exchange.status,
+          headers: exchange.headers,
+          body: exchange.body,
+        });
       } catch (err) {
         departures.push((err as Error).message);
       }
@@ -104,9 +110,13 @@ describe('a client generated from openapi.json', () => {
       for (const [method, operation] of Object.entries(item)) {
         if (!METHODS.includes(method)) continue;
         const name = `${operation.operationId ?? '(no operationId)'} (${method.toUpperCase()} ${path})`;
-        const statuses = exchanges.filter((e) => e.method === method.toUpperCase() && e.schemaPath === path).map((e) => e.status);
+        const statuses = exchanges
+          .filter((e) => e.method === method.toUpperCase() && e.schemaPath === path)
+          .map((e) => e.status);
         const declared = Object.keys(operation.responses);
-        const secured = (operation.security ?? document.security ?? []).some((requirement) => Object.keys(requirement).length > 0);
+        const secured = (operation.security ?? document.security ?? []).some(
+          (requirement) => Object.keys(requirement).length > 0,
+        );
         const hasPathParameter = (operation.parameters ?? []).some((p) => p.in === 'path');
         const wanted: [boolean, string, (status: number) => boolean][] = [
           [true, 'a success', (s) => s >= 200 && s < 300],
@@ -115,7 +125,8 @@ describe('a client generated from openapi.json', () => {
           [hasPathParameter && declared.includes('404'), 'a 404 for an unknown id', (s) => s === 404],
         ];
         for (const [applies, what, matches] of wanted) {
-          if (applies && !statuses.some(matches)) gaps.push(`${name}: missing ${what} (statuses seen: ${statuses.join(', ') || 'none'})`);
+          if (applies && !statuses.some(matches))
+            gaps.push(`${name}: missing ${what} (statuses seen: ${statuses.join(', ') || 'none'})`);
         }
       }
     }
@@ -128,7 +139,12 @@ function compile(configPath: string): string[] {
   const { config, error } = ts.readConfigFile(configPath, ts.sys.readFile);
   if (error) return [ts.flattenDiagnosticMessageText(error.messageText, '\n')];
   const parsed = ts.parseJsonConfigFileContent(config, ts.sys, CLIENT_DIR);
-  const options: ts.CompilerOptions = { ...parsed.options, strict: true, exactOptionalPropertyTypes: true, noEmitOnError: true };
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noEmitOnError: true,
+  };
   const program = ts.createProgram({ rootNames: parsed.fileNames, options });
   const emitted = program.emit();
   const host: ts.FormatDiagnosticsHost = {
@@ -136,5 +152,7 @@ function compile(configPath: string): string[] {
     getCurrentDirectory: () => process.cwd(),
     getNewLine: () => '\n',
   };
-  return [...parsed.errors, ...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) => ts.formatDiagnostic(d, host).trim());
+  return [...parsed.errors, ...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) =>
+    ts.formatDiagnostic(d, host).trim(),
+  );
 }

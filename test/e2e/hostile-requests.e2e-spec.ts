@@ -1,4 +1,5 @@
 import type { Response } from 'light-my-request';
+
 import { MAX_JSON_DEPTH } from '../../src/common/validation/json-shape';
 import { expectProblem } from '../support/problems';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
@@ -39,7 +40,9 @@ describe('deeply nested JSON', () => {
     for (const url of ['/user/signup', '/auth/token']) {
       const res = await post(url, 'name', nested);
       const body = expectProblem(res, 400, 'validation');
-      expect(body.errors).toEqual([{ field: 'name', message: `name is nested more than ${MAX_JSON_DEPTH} levels deep` }]);
+      expect(body.errors).toEqual([
+        { field: 'name', message: `name is nested more than ${MAX_JSON_DEPTH} levels deep` },
+      ]);
     }
   });
 
@@ -67,7 +70,15 @@ describe('deeply nested JSON', () => {
 
 // Names every object inherits: class-transformer skips them when it builds the DTO, so the
 // unknown-field check never saw them and they were dropped without a word.
-const PROTOTYPE_NAMES = ['toString', 'valueOf', 'constructor', 'hasOwnProperty', 'isPrototypeOf', 'toLocaleString', '__defineGetter__'];
+const PROTOTYPE_NAMES = [
+  'toString',
+  'valueOf',
+  'constructor',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'toLocaleString',
+  '__defineGetter__',
+];
 
 describe('unknown fields named like Object.prototype members', () => {
   it.each(PROTOTYPE_NAMES)('%s in a body is a 400 naming it, like any unknown field', async (name) => {
@@ -110,9 +121,15 @@ describe('unknown fields named like Object.prototype members', () => {
 
   it('nothing of such a body is stored', async () => {
     const email = 'kept-out@example.com';
-    const res = await t.request({ method: 'POST', url: '/user/signup', payload: { email, password: 'password-1', valueOf: 1 } });
+    const res = await t.request({
+      method: 'POST',
+      url: '/user/signup',
+      payload: { email, password: 'password-1', valueOf: 1 },
+    });
     expect(res.statusCode).toBe(400);
-    expect((await t.request({ method: 'POST', url: '/auth/token', payload: { email, password: 'password-1' } })).statusCode).toBe(401);
+    expect(
+      (await t.request({ method: 'POST', url: '/auth/token', payload: { email, password: 'password-1' } })).statusCode,
+    ).toBe(401);
   });
 });
 
@@ -124,17 +141,30 @@ describe('Basic credentials split at the first colon (RFC 7617)', () => {
     ['ends with a colon', 'ends-with-colon:'],
   ])('a password that %s works with Basic as with POST /auth/token', async (_, password) => {
     const user = await newUser(t, { password });
-    const me = await t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(user.email, password) } });
+    const me = await t.request({
+      method: 'GET',
+      url: '/me',
+      headers: { authorization: basicHeader(user.email, password) },
+    });
     expect(me.statusCode).toBe(200);
     expect(me.json().id).toBe(user.id);
     // The same password with the first colon's other side cut off is wrong.
     const cut = password.slice(password.indexOf(':') + 1) || 'x';
-    const wrong = await t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(user.email, cut) } });
+    const wrong = await t.request({
+      method: 'GET',
+      url: '/me',
+      headers: { authorization: basicHeader(user.email, cut) },
+    });
     expect(wrong.statusCode).toBe(401);
   });
 
   it('still refuses headers that are not exact Basic credentials', async () => {
-    for (const authorization of ['Basic', 'Basic !!!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':pw-without-email').toString('base64')}`]) {
+    for (const authorization of [
+      'Basic',
+      'Basic !!!!',
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      `Basic ${Buffer.from(':pw-without-email').toString('base64')}`,
+    ]) {
       const res = await t.request({ method: 'GET', url: '/me', headers: { authorization } });
       expectProblem(res, 401, 'unauthenticated');
       expect(res.headers['www-authenticate']).toContain('Basic');
@@ -178,8 +208,23 @@ describe('names and descriptions are plain text', () => {
   it.each(HIDDEN)('a user name, a key description, a satellite name and tags with %s are refused', async (_, text) => {
     const region = await newRegion(t);
     const cases: [Promise<Response>, string][] = [
-      [t.request({ method: 'POST', url: '/user/signup', payload: { name: text, email: 'hidden@example.com', password: 'password-1' } }), 'name'],
-      [t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': region.key }, payload: { description: text } }), 'description'],
+      [
+        t.request({
+          method: 'POST',
+          url: '/user/signup',
+          payload: { name: text, email: 'hidden@example.com', password: 'password-1' },
+        }),
+        'name',
+      ],
+      [
+        t.request({
+          method: 'POST',
+          url: '/auth/region/api-keys',
+          headers: { 'x-api-key': region.key },
+          payload: { description: text },
+        }),
+        'description',
+      ],
       [
         t.request({
           method: 'POST',
@@ -189,7 +234,15 @@ describe('names and descriptions are plain text', () => {
         }),
         'name',
       ],
-      [t.request({ method: 'POST', url: '/planets', headers: { authorization: alice.basic }, payload: { name: 'Mars', tags: ['ok', text] } }), 'tags'],
+      [
+        t.request({
+          method: 'POST',
+          url: '/planets',
+          headers: { authorization: alice.basic },
+          payload: { name: 'Mars', tags: ['ok', text] },
+        }),
+        'tags',
+      ],
     ];
     for (const [pending, field] of cases) {
       const res = await pending;
@@ -200,7 +253,12 @@ describe('names and descriptions are plain text', () => {
 
   it('keeps text in any script, with emoji, joiners inside words, and accents', async () => {
     for (const name of ['Ἀφροδίτη', 'کره\u200Cی ماه', 'ग्रह', '👩\u200D🚀 crew', 'Ꮎ Cherokee', 'Zoë – “quoted”']) {
-      const res = await t.request({ method: 'POST', url: '/planets', headers: { authorization: alice.basic }, payload: { name, description: name } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/planets',
+        headers: { authorization: alice.basic },
+        payload: { name, description: name },
+      });
       expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 201 });
       expect(res.json()).toMatchObject({ name, description: name });
     }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { freePort, RunningProcess, startProcess } from '../support/processes';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -45,7 +46,12 @@ function exchange(raw: string, keepSending?: (socket: Socket) => void): Promise<
       clearTimeout(giveUp);
       const [head, ...rest] = text.split('\r\n\r\n');
       const [statusLine, ...headerLines] = head.split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        headerLines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
       resolve({ text, status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
     socket.write(raw);
@@ -57,7 +63,11 @@ function expectRawProblem(answer: RawAnswer, status: number) {
   expect({ status: answer.status, text: answer.text }).toMatchObject({ status });
   expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(answer.headers['x-content-type-options']).toBe('nosniff');
-  expect(JSON.parse(answer.body)).toMatchObject({ status, type: expect.stringMatching(/^\/problems\/[a-z-]+$/), detail: expect.any(String) });
+  expect(JSON.parse(answer.body)).toMatchObject({
+    status,
+    type: expect.stringMatching(/^\/problems\/[a-z-]+$/),
+    detail: expect.any(String),
+  });
 }
 
 describe('a client that stops sending', () => {
@@ -85,7 +95,9 @@ describe('a client that stops sending', () => {
   });
 
   it('does not hold up other clients, whose requests are answered meanwhile', async () => {
-    const slow = exchange('POST /user/signup HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{');
+    const slow = exchange(
+      'POST /user/signup HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{',
+    );
     const quick = await exchange('GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     expect(quick.status).toBe(200);
     expectRawProblem(await slow, 408);
@@ -135,7 +147,9 @@ describe('the request time limit, on the real server', () => {
   it('cuts a client that has not sent its whole request within a second of REQUEST_TIMEOUT_MS', async () => {
     const cuts = await Promise.all([
       cutAfter('GET /planets HTTP/1.1\r\nHost: localhost\r\n'),
-      cutAfter('POST /user/signup HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{'),
+      cutAfter(
+        'POST /user/signup HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      ),
       cutAfter('GET /pla'),
     ]);
     for (const ms of cuts) {
@@ -149,7 +163,9 @@ describe('a request without Host', () => {
   it('is a 400 problem naming the header, not an empty 400', async () => {
     const answer = await exchange('GET /health HTTP/1.1\r\nConnection: close\r\n\r\n');
     expectRawProblem(answer, 400);
-    expect(JSON.parse(answer.body).errors).toEqual([{ field: 'Host', message: 'An HTTP/1.1 request must have a Host header' }]);
+    expect(JSON.parse(answer.body).errors).toEqual([
+      { field: 'Host', message: 'An HTTP/1.1 request must have a Host header' },
+    ]);
   });
 
   it('is served over HTTP/1.0, which has no Host', async () => {

@@ -1,5 +1,6 @@
 import type { Response } from 'light-my-request';
 import { Client } from 'pg';
+
 import { expectProblem } from '../support/problems';
 import { createKey, newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
@@ -51,7 +52,10 @@ describeOnServer('waiting for a locked row', () => {
     return rows[0].n;
   }
 
-  async function regionWithKeys(t: TestApp, extra: number): Promise<{ region: RegionFixture; keys: { id: string; key: string }[] }> {
+  async function regionWithKeys(
+    t: TestApp,
+    extra: number,
+  ): Promise<{ region: RegionFixture; keys: { id: string; key: string }[] }> {
     const region = await newRegion(t);
     const keys = [];
     for (let i = 0; i < extra; i++) keys.push(await createKey(t, region.key));
@@ -63,7 +67,10 @@ describeOnServer('waiting for a locked row', () => {
 
   it('leaves connections for other routes while many requests wait for one region', async () => {
     // A patient lock timeout and a small pool: the waiting deletes outnumber the connections.
-    const t = await startTestApp({ DATABASE_POOL_SIZE: '4', DATABASE_LOCK_TIMEOUT_MS: '20000', DATABASE_CONNECT_TIMEOUT_MS: '1500' }, db);
+    const t = await startTestApp(
+      { DATABASE_POOL_SIZE: '4', DATABASE_LOCK_TIMEOUT_MS: '20000', DATABASE_CONNECT_TIMEOUT_MS: '1500' },
+      db,
+    );
     try {
       const { region, keys } = await regionWithKeys(t, 10);
       const other = await newRegion(t);
@@ -74,8 +81,19 @@ describeOnServer('waiting for a locked row', () => {
         // The lock is still held: these need connections of their own, and must get them.
         const reads: [string, Response][] = [
           ['planets', await t.request({ method: 'GET', url: '/planets' })],
-          ['another region', await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': other.key } })],
-          ['another region, a new key', await t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': other.key }, payload: {} })],
+          [
+            'another region',
+            await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': other.key } }),
+          ],
+          [
+            'another region, a new key',
+            await t.request({
+              method: 'POST',
+              url: '/auth/region/api-keys',
+              headers: { 'x-api-key': other.key },
+              payload: {},
+            }),
+          ],
           ['me', await t.request({ method: 'GET', url: '/me', headers: { authorization: user.bearer } })],
         ];
         for (const [what, res] of reads) expect({ what, ok: res.statusCode < 300 }).toEqual({ what, ok: true });
@@ -92,7 +110,14 @@ describeOnServer('waiting for a locked row', () => {
 
   it('answers every waiter 503 with Retry-After within the lock timeout, however many queue', async () => {
     const LOCK_TIMEOUT_MS = 1000;
-    const t = await startTestApp({ DATABASE_POOL_SIZE: '3', DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS), DATABASE_CONNECT_TIMEOUT_MS: '10000' }, db);
+    const t = await startTestApp(
+      {
+        DATABASE_POOL_SIZE: '3',
+        DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS),
+        DATABASE_CONNECT_TIMEOUT_MS: '10000',
+      },
+      db,
+    );
     try {
       const { region, keys } = await regionWithKeys(t, 12);
       const answers = await whileLocked(region.regionId, () =>

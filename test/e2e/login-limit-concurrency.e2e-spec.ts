@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+
 import { jest } from '@jest/globals';
 import type { Response } from 'light-my-request';
+
 import { PasswordHasher } from '../../src/users/password-hasher';
 import { TwoInstances, twoInstancesSharingRedis } from '../support/redis';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -11,7 +13,8 @@ import { basicHeader, newUser } from '../support/users';
 
 const LIMIT = 3;
 
-const token = (t: TestApp, email: string, password: string) => t.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
+const token = (t: TestApp, email: string, password: string) =>
+  t.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
 const basic = (t: TestApp, email: string, password: string) =>
   t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(email, password) } });
 
@@ -45,7 +48,9 @@ describe('failed sign-ins sent at once, one instance (counters in memory)', () =
     ['Basic', basic],
   ])('through %s, checks only LIMIT of 30 wrong passwords; the rest are 429 unchecked', async (_, send) => {
     const u = await newUser(t);
-    const { value: responses, checks } = await countingChecks([t], () => batch(times(30, (i) => send(t, u.email, `wrong-password-${i}`))));
+    const { value: responses, checks } = await countingChecks([t], () =>
+      batch(times(30, (i) => send(t, u.email, `wrong-password-${i}`))),
+    );
     expect(count(responses, 401)).toBe(LIMIT);
     expect(count(responses, 429)).toBe(30 - LIMIT);
     expect(checks).toBe(LIMIT);
@@ -56,7 +61,10 @@ describe('failed sign-ins sent at once, one instance (counters in memory)', () =
     ['Basic', basic],
   ])('through %s, refuses the right password sent after 30 wrong ones in the same batch', async (_, send) => {
     const u = await newUser(t);
-    const responses = await batch([...times(30, (i) => send(t, u.email, `wrong-password-${i}`)), () => send(t, u.email, u.password)]);
+    const responses = await batch([
+      ...times(30, (i) => send(t, u.email, `wrong-password-${i}`)),
+      () => send(t, u.email, u.password),
+    ]);
     expect(count(responses.slice(0, 30), 401)).toBe(LIMIT);
     expect(responses[30].statusCode).toBe(429);
   });
@@ -114,7 +122,11 @@ describe('failed sign-ins sent at once, one instance (counters in memory)', () =
     try {
       for (let i = 0; i < LIMIT + 1; i++) {
         // app.inject: a 500 is no answer the OpenAPI document promises, so the checked request would throw.
-        const res = await t.app.inject({ method: 'POST', url: '/auth/token', payload: { email: u.email, password: u.password } });
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/auth/token',
+          payload: { email: u.email, password: u.password },
+        });
         expect(res.statusCode).toBe(500);
       }
     } finally {
@@ -152,7 +164,10 @@ describe('failed sign-ins sent at once through two instances sharing Redis', () 
 
   it('refuses the right password sent after 30 wrong ones in the same batch', async () => {
     const u = await newUser(a);
-    const responses = await batch([...times(30, (i) => token(a, u.email, `wrong-password-${i}`)), () => token(a, u.email, u.password)]);
+    const responses = await batch([
+      ...times(30, (i) => token(a, u.email, `wrong-password-${i}`)),
+      () => token(a, u.email, u.password),
+    ]);
     expect(count(responses, 401)).toBe(LIMIT);
     expect(responses[30].statusCode).toBe(429);
   });

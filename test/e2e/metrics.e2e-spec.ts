@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { NoSecurityCounters, SecurityCounters } from '../../src/common/metrics/security-counters';
+
 import { MetricsServer } from '../../src/common/metrics/metrics-server';
+import { NoSecurityCounters, SecurityCounters } from '../../src/common/metrics/security-counters';
 import { generateApiKey } from '../../src/region-keys/api-key-codec';
-import { freePort } from '../support/processes';
 import { expectProblem } from '../support/problems';
+import { freePort } from '../support/processes';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 import { usesPostgresServer } from '../support/test-database';
 import { newUser } from '../support/users';
@@ -38,7 +39,9 @@ class Scrape {
   /** The value of the series with exactly these labels; 0 when it does not exist (yet). */
   value(name: string, labels: Labels = {}): number {
     const wanted = JSON.stringify(Object.entries(labels).sort());
-    const found = this.samples.find((s) => s.name === name && JSON.stringify(Object.entries(s.labels).sort()) === wanted);
+    const found = this.samples.find(
+      (s) => s.name === name && JSON.stringify(Object.entries(s.labels).sort()) === wanted,
+    );
     return found?.value ?? 0;
   }
 
@@ -66,26 +69,49 @@ describe('metrics', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    t = await startTestApp({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1', LOGIN_FAILURE_LIMIT: '2', SIGNUP_RATE_LIMIT: '3', GIT_COMMIT: 'abc1234' });
+    t = await startTestApp({
+      METRICS_PORT: String(port),
+      METRICS_HOST: '127.0.0.1',
+      LOGIN_FAILURE_LIMIT: '2',
+      SIGNUP_RATE_LIMIT: '3',
+      GIT_COMMIT: 'abc1234',
+    });
     region = await newRegion(t);
   });
   afterAll(async () => t.close());
 
   it('counts and times requests by method, route template and status class', async () => {
     const before = await scrape();
-    expect((await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': region.key } })).statusCode).toBe(200);
-    expect((await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': 'rk_not-a-key' } })).statusCode).toBe(401);
+    expect(
+      (await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': region.key } })).statusCode,
+    ).toBe(200);
+    expect(
+      (await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': 'rk_not-a-key' } }))
+        .statusCode,
+    ).toBe(401);
     const missing = await t.request({ method: 'GET', url: '/planets/7000000' });
     expect(missing.statusCode).toBe(404);
     const after = await scrape();
 
-    expect(requests(after, 'GET', '/auth/regions/me', '2xx') - requests(before, 'GET', '/auth/regions/me', '2xx')).toBe(1);
-    expect(requests(after, 'GET', '/auth/regions/me', '4xx') - requests(before, 'GET', '/auth/regions/me', '4xx')).toBe(1);
-    expect(durationCount(after, 'GET', '/auth/regions/me', '2xx') - durationCount(before, 'GET', '/auth/regions/me', '2xx')).toBe(1);
+    expect(requests(after, 'GET', '/auth/regions/me', '2xx') - requests(before, 'GET', '/auth/regions/me', '2xx')).toBe(
+      1,
+    );
+    expect(requests(after, 'GET', '/auth/regions/me', '4xx') - requests(before, 'GET', '/auth/regions/me', '4xx')).toBe(
+      1,
+    );
+    expect(
+      durationCount(after, 'GET', '/auth/regions/me', '2xx') - durationCount(before, 'GET', '/auth/regions/me', '2xx'),
+    ).toBe(1);
     // The route's template, not the URL: a planet that does not exist is still /planets/:planetId.
-    expect(requests(after, 'GET', '/planets/:planetId', '4xx') - requests(before, 'GET', '/planets/:planetId', '4xx')).toBe(1);
+    expect(
+      requests(after, 'GET', '/planets/:planetId', '4xx') - requests(before, 'GET', '/planets/:planetId', '4xx'),
+    ).toBe(1);
     expect(after.series('http_server_requests_total').some((s) => s.labels.route.includes('7000000'))).toBe(false);
-    const sum = after.value('http_server_request_duration_seconds_sum', { method: 'GET', route: '/auth/regions/me', status_class: '2xx' });
+    const sum = after.value('http_server_request_duration_seconds_sum', {
+      method: 'GET',
+      route: '/auth/regions/me',
+      status_class: '2xx',
+    });
     expect(sum).toBeGreaterThan(0);
   });
 
@@ -105,7 +131,10 @@ describe('metrics', () => {
   it('counts region key authentications by outcome', async () => {
     const outcome = (s: Scrape, o: string) => s.value('region_keys_api_api_key_authentications_total', { outcome: o });
     const before = await scrape();
-    for (const o of ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'address_not_allowed', 'error']) expect(before.series('region_keys_api_api_key_authentications_total').some((s) => s.labels.outcome === o)).toBe(true);
+    for (const o of ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'address_not_allowed', 'error'])
+      expect(before.series('region_keys_api_api_key_authentications_total').some((s) => s.labels.outcome === o)).toBe(
+        true,
+      );
     const me = (headers: Record<string, string>) => t.request({ method: 'GET', url: '/auth/regions/me', headers });
     expect((await me({ 'x-api-key': region.key })).statusCode).toBe(200);
     expect((await me({})).statusCode).toBe(401);
@@ -127,14 +156,17 @@ describe('metrics', () => {
     const failures = (s: Scrape) => s.value('region_keys_api_sign_in_failures_total', { method: 'token' });
     const refusals = (s: Scrape) => s.value('region_keys_api_rate_limit_refusals_total', { limit: 'login' });
     const before = await scrape();
-    const signIn = (password: string) => t.request({ method: 'POST', url: '/auth/token', payload: { email: user.email, password } });
+    const signIn = (password: string) =>
+      t.request({ method: 'POST', url: '/auth/token', payload: { email: user.email, password } });
     expect((await signIn('wrong password 1')).statusCode).toBe(401);
     expect((await signIn('wrong password 2')).statusCode).toBe(401);
     expect((await signIn(user.password)).statusCode).toBe(429);
     const after = await scrape();
     expect(failures(after) - failures(before)).toBe(2);
     expect(refusals(after) - refusals(before)).toBe(1);
-    expect(after.value('region_keys_api_rate_limit_refusals_total', { limit: 'signup' })).toBe(before.value('region_keys_api_rate_limit_refusals_total', { limit: 'signup' }));
+    expect(after.value('region_keys_api_rate_limit_refusals_total', { limit: 'signup' })).toBe(
+      before.value('region_keys_api_rate_limit_refusals_total', { limit: 'signup' }),
+    );
     expect(requests(after, 'POST', '/auth/token', '4xx') - requests(before, 'POST', '/auth/token', '4xx')).toBe(3);
   });
 
@@ -143,7 +175,12 @@ describe('metrics', () => {
     const before = await scrape();
     const statuses = [];
     for (let i = 0; i < 5; i++) {
-      const res = await t.request({ method: 'POST', url: '/user/signup', payload: { email: `flood-${i}@example.com`, password: 'password-1' }, remoteAddress: '198.51.100.9' });
+      const res = await t.request({
+        method: 'POST',
+        url: '/user/signup',
+        payload: { email: `flood-${i}@example.com`, password: 'password-1' },
+        remoteAddress: '198.51.100.9',
+      });
       statuses.push(res.statusCode);
     }
     expect(statuses).toEqual([201, 201, 201, 429, 429]);
@@ -158,7 +195,9 @@ describe('metrics', () => {
     expect(s.value('region_keys_api_db_pool_idle')).toBeGreaterThanOrEqual(0);
     expect(s.series('region_keys_api_db_pool_waiting')).toHaveLength(1);
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
-    expect(s.value('region_keys_api_build_info', { version, commit: 'abc1234', node: process.version, environment: 'live' })).toBe(1);
+    expect(
+      s.value('region_keys_api_build_info', { version, commit: 'abc1234', node: process.version, environment: 'live' }),
+    ).toBe(1);
     expect(s.series('nodejs_eventloop_lag_seconds')).toHaveLength(1);
     expect(s.value('process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(s.value('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);

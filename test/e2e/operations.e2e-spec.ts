@@ -1,11 +1,13 @@
-import { jest } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { jest } from '@jest/globals';
+
 import { ShutdownState } from '../../src/common/lifecycle/shutdown-state';
 import { FaultProxy } from '../support/fault-proxy';
-import { freePort, startProcess } from '../support/processes';
 import { expectProblem } from '../support/problems';
+import { freePort, startProcess } from '../support/processes';
 import { REDIS_URL, uniqueRedisPrefix } from '../support/redis';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
@@ -26,7 +28,8 @@ async function readinessWithin10s(t: TestApp): Promise<number> {
   return status;
 }
 
-const logLines = (t: TestApp) => t.logs.map((line) => JSON.parse(line) as { level: number; req?: { path: string }; res?: { statusCode: number } });
+const logLines = (t: TestApp) =>
+  t.logs.map((line) => JSON.parse(line) as { level: number; req?: { path: string }; res?: { statusCode: number } });
 
 describe('probes', () => {
   let t: TestApp;
@@ -40,7 +43,10 @@ describe('probes', () => {
     expect([live.statusCode, live.json()]).toEqual([200, { status: 'ok' }]);
     for (const url of ['/health/ready', '/health']) {
       const ready = await t.request({ method: 'GET', url });
-      expect([ready.statusCode, ready.json()]).toEqual([200, { status: 'ok', database: 'up', redis: 'not configured' }]);
+      expect([ready.statusCode, ready.json()]).toEqual([
+        200,
+        { status: 'ok', database: 'up', redis: 'not configured' },
+      ]);
     }
   });
 
@@ -62,7 +68,11 @@ describe('probes', () => {
     expectProblem(await t.request({ method: 'GET', url: '/health' }), 503);
     expect((await t.request({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
     // A failing probe is worth a warning line.
-    expect(logLines(t).filter((line) => line.req?.path === '/health/ready').map((line) => line.level)).toEqual([40]);
+    expect(
+      logLines(t)
+        .filter((line) => line.req?.path === '/health/ready')
+        .map((line) => line.level),
+    ).toEqual([40]);
   });
 });
 
@@ -72,7 +82,11 @@ describe('readiness with Redis', () => {
   beforeAll(async () => {
     const redis = new URL(REDIS_URL);
     proxy = await FaultProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
-    t = await startTestApp({ REDIS_URL: proxy.rewrite(REDIS_URL), REDIS_KEY_PREFIX: uniqueRedisPrefix(), REDIS_COMMAND_TIMEOUT_MS: '500' });
+    t = await startTestApp({
+      REDIS_URL: proxy.rewrite(REDIS_URL),
+      REDIS_KEY_PREFIX: uniqueRedisPrefix(),
+      REDIS_COMMAND_TIMEOUT_MS: '500',
+    });
   });
   afterAll(async () => {
     await proxy?.setMode('forward');
@@ -81,7 +95,11 @@ describe('readiness with Redis', () => {
   });
 
   it('is ready while Redis answers, 503 naming Redis when it refuses or goes silent, and ready again when it is back', async () => {
-    expect((await t.request({ method: 'GET', url: '/health/ready' })).json()).toEqual({ status: 'ok', database: 'up', redis: 'up' });
+    expect((await t.request({ method: 'GET', url: '/health/ready' })).json()).toEqual({
+      status: 'ok',
+      database: 'up',
+      redis: 'up',
+    });
     for (const mode of ['refuse', 'silent'] as const) {
       await proxy.setMode(mode);
       const started = Date.now();
@@ -106,7 +124,10 @@ describe('readiness with Redis', () => {
     drop = db.drop;
     const url = new URL(db.env.DATABASE_URL);
     proxy = await FaultProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
-    t = await startTestApp({ DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL), DATABASE_CONNECT_TIMEOUT_MS: '1000' }, db);
+    t = await startTestApp(
+      { DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL), DATABASE_CONNECT_TIMEOUT_MS: '1000' },
+      db,
+    );
     key = (await newRegion(t)).key;
   });
   afterAll(async () => {
@@ -118,7 +139,9 @@ describe('readiness with Redis', () => {
 
   it('answers 503 naming the database, logs the failed request at error, and is ready again when it is back', async () => {
     await proxy.setMode('refuse');
-    expect(expectProblem(await t.request({ method: 'GET', url: '/health/ready' }), 503).detail).toBe('Not ready: the database does not answer.');
+    expect(expectProblem(await t.request({ method: 'GET', url: '/health/ready' }), 503).detail).toBe(
+      'Not ready: the database does not answer.',
+    );
     const failed = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
     expectProblem(failed, 503);
     const line = logLines(t).find((entry) => entry.req?.path === '/auth/regions/me' && entry.res?.statusCode === 503);
@@ -142,7 +165,8 @@ describe('the real server', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   /** Its own database on the PostgreSQL server, or an embedded one in the test's folder. */
-  const database = (): Record<string, string> => (db.env.DATABASE_URL ? { DATABASE_URL: db.env.DATABASE_URL } : { DATA_DIR: join(dir, 'data') });
+  const database = (): Record<string, string> =>
+    db.env.DATABASE_URL ? { DATABASE_URL: db.env.DATABASE_URL } : { DATA_DIR: join(dir, 'data') };
 
   it('answers readiness 503 from SIGTERM on, during SHUTDOWN_DELAY_MS, while serving, then exits 0', async () => {
     const server = startProcess('dist/src/main.js', [], {
@@ -174,9 +198,27 @@ describe('the real server', () => {
 
   it('reads a .env file in its working directory, and the environment wins over it', async () => {
     const key = 'operator-chosen-initial-key-from-dotenv-0123456789';
-    const settings = { PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test', LOG_LEVEL: 'info', ...database(), INITIAL_REGION_API_KEY: key, INITIAL_REGION_NAME: '"From the file"' };
-    writeFileSync(join(dir, '.env'), Object.entries(settings).map(([name, value]) => `${name}=${value}`).join('\n'));
-    const server = startProcess(join(process.cwd(), 'dist/src/main.js'), [], { INITIAL_REGION_NAME: 'From the environment' }, { cwd: dir });
+    const settings = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      ...database(),
+      INITIAL_REGION_API_KEY: key,
+      INITIAL_REGION_NAME: '"From the file"',
+    };
+    writeFileSync(
+      join(dir, '.env'),
+      Object.entries(settings)
+        .map(([name, value]) => `${name}=${value}`)
+        .join('\n'),
+    );
+    const server = startProcess(
+      join(process.cwd(), 'dist/src/main.js'),
+      [],
+      { INITIAL_REGION_NAME: 'From the environment' },
+      { cwd: dir },
+    );
     try {
       await server.waitFor(/Serving on/);
       const me = await fetch(`http://127.0.0.1:${port}/auth/regions/me`, { headers: { 'x-api-key': key } });

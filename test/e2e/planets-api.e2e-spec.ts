@@ -1,5 +1,6 @@
 import type { InjectOptions, Response } from 'light-my-request';
 import { DataSource } from 'typeorm';
+
 import type { TestApp } from '../support/test-app';
 import type { UserFixture } from '../support/users';
 import { createPlanet, createSatellite, expectProblem, ISO, multipart, startWithAliceAndBob } from './planets-support';
@@ -30,9 +31,19 @@ const FULL_PLANET = {
 };
 
 const post = (user: UserFixture | null, payload: unknown, headers: Record<string, string> = {}) =>
-  request({ method: 'POST', url: '/planets', headers: { ...(user ? { authorization: user.basic } : {}), ...headers }, payload: payload as string });
+  request({
+    method: 'POST',
+    url: '/planets',
+    headers: { ...(user ? { authorization: user.basic } : {}), ...headers },
+    payload: payload as string,
+  });
 const put = (user: UserFixture | null, id: number | string, payload: unknown) =>
-  request({ method: 'PUT', url: `/planets/${id}`, headers: user ? { authorization: user.bearer } : {}, payload: payload as string });
+  request({
+    method: 'PUT',
+    url: `/planets/${id}`,
+    headers: user ? { authorization: user.bearer } : {},
+    payload: payload as string,
+  });
 const del = (user: UserFixture | null, id: number | string) =>
   request({ method: 'DELETE', url: `/planets/${id}`, headers: user ? { authorization: user.basic } : {} });
 const get = (url: string) => request({ method: 'GET', url });
@@ -60,7 +71,12 @@ describe('POST /planets', () => {
   });
 
   it('needs only a name (the Galaxy requires nothing else), and accepts a Bearer token', async () => {
-    const res = await request({ method: 'POST', url: '/planets', headers: { authorization: alice.bearer }, payload: { name: '  HD 40307g  ' } });
+    const res = await request({
+      method: 'POST',
+      url: '/planets',
+      headers: { authorization: alice.bearer },
+      payload: { name: '  HD 40307g  ' },
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({
       id: expect.any(Number),
@@ -89,9 +105,21 @@ describe('POST /planets', () => {
     ['a mass of zero', { physicalProperties: { mass: 0 } }, 'physicalProperties.mass'],
     ['a radius of zero', { physicalProperties: { radius: 0 } }, 'physicalProperties.radius'],
     ['a negative gravity', { physicalProperties: { gravity: -1 } }, 'physicalProperties.gravity'],
-    ['a temperature below absolute zero', { physicalProperties: { temperature: { min: -1 } } }, 'physicalProperties.temperature.min'],
-    ['a maximum below the minimum', { physicalProperties: { temperature: { min: 300, max: 200 } } }, 'physicalProperties.temperature.max'],
-    ['an average above the maximum', { physicalProperties: { temperature: { max: 200, average: 250 } } }, 'physicalProperties.temperature.average'],
+    [
+      'a temperature below absolute zero',
+      { physicalProperties: { temperature: { min: -1 } } },
+      'physicalProperties.temperature.min',
+    ],
+    [
+      'a maximum below the minimum',
+      { physicalProperties: { temperature: { min: 300, max: 200 } } },
+      'physicalProperties.temperature.max',
+    ],
+    [
+      'an average above the maximum',
+      { physicalProperties: { temperature: { max: 200, average: 250 } } },
+      'physicalProperties.temperature.average',
+    ],
     ['an unknown physical property', { physicalProperties: { density: 3.9 } }, 'physicalProperties.density'],
     ['physical properties that are a list', { physicalProperties: [1] }, 'physicalProperties'],
     ['an unknown type', { type: 'gas' }, 'type'],
@@ -114,8 +142,16 @@ describe('POST /planets', () => {
     ['a null name', { name: null }, 'name'],
     ['a description over 2000 characters', { description: 'x'.repeat(2001) }, 'description'],
     ['an unknown field', { moons: 2 }, 'moons'],
-    ['the Galaxy success callback URL (not supported)', { successCallbackUrl: 'https://example.com/webhook' }, 'successCallbackUrl'],
-    ['the Galaxy failure callback URL (not supported)', { failureCallbackUrl: 'https://example.com/webhook' }, 'failureCallbackUrl'],
+    [
+      'the Galaxy success callback URL (not supported)',
+      { successCallbackUrl: 'https://example.com/webhook' },
+      'successCallbackUrl',
+    ],
+    [
+      'the Galaxy failure callback URL (not supported)',
+      { failureCallbackUrl: 'https://example.com/webhook' },
+      'failureCallbackUrl',
+    ],
     ['an id (read-only)', { id: 7 }, 'id'],
     ['a creator (read-only)', { creator: { id: 1 } }, 'creator'],
     ['satellites (added with POST /celestial-bodies)', { satellites: [] }, 'satellites'],
@@ -141,7 +177,15 @@ describe('POST /planets', () => {
   it('answers a multipart body with 415, as before uploads existed, and creates nothing', async () => {
     const form = multipart([{ name: 'name', content: 'Mars' }]);
     expectProblem(await post(alice, form.payload, form.headers), 415);
-    expectProblem(await request({ method: 'PUT', url: '/planets/1', headers: { authorization: alice.basic, ...form.headers }, payload: form.payload }), 415);
+    expectProblem(
+      await request({
+        method: 'PUT',
+        url: '/planets/1',
+        headers: { authorization: alice.basic, ...form.headers },
+        payload: form.payload,
+      }),
+      415,
+    );
   });
 
   it('still refuses JSON bodies over 64 KiB (413)', async () => {
@@ -153,7 +197,11 @@ describe('POST /planets', () => {
 describe('GET /planets/{planetId}', () => {
   it('returns the planet with its satellites, oldest first', async () => {
     const planet = await createPlanet(t, alice, FULL_PLANET);
-    const phobos = await createSatellite(t, alice, planet.id, { name: 'Phobos', diameter: 22.2, orbit: { planet: { id: planet.id }, orbitalPeriod: 0.319, distance: 9376 } });
+    const phobos = await createSatellite(t, alice, planet.id, {
+      name: 'Phobos',
+      diameter: 22.2,
+      orbit: { planet: { id: planet.id }, orbitalPeriod: 0.319, distance: 9376 },
+    });
     const deimos = await createSatellite(t, bob, planet.id, { name: 'Deimos' });
     const res = await get(`/planets/${planet.id}`);
     expect(res.statusCode).toBe(200);
@@ -166,7 +214,13 @@ describe('GET /planets/{planetId}', () => {
         type: 'moon',
         orbit: { planet: { id: planet.id, name: 'Mars' }, orbitalPeriod: 0.319, distance: 9376 },
       },
-      { id: deimos.id, name: 'Deimos', description: null, type: 'moon', orbit: { planet: { id: planet.id, name: 'Mars' } } },
+      {
+        id: deimos.id,
+        name: 'Deimos',
+        description: null,
+        type: 'moon',
+        orbit: { planet: { id: planet.id, name: 'Mars' } },
+      },
     ]);
   });
 
@@ -191,7 +245,11 @@ describe('GET /planets', () => {
     const res = await get('/planets');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ data: [], meta: { limit: 10, offset: 0, total: 0, next: null } });
-    expect(res.headers).toMatchObject({ 'x-pagination-total': '0', 'x-pagination-page': '1', 'x-pagination-per-page': '10' });
+    expect(res.headers).toMatchObject({
+      'x-pagination-total': '0',
+      'x-pagination-page': '1',
+      'x-pagination-per-page': '10',
+    });
   });
 
   describe('with 25 planets', () => {
@@ -207,7 +265,11 @@ describe('GET /planets', () => {
       expect(first.json().meta).toEqual({ limit: 10, offset: 0, total: 25, next: '/planets?limit=10&offset=10' });
       const second = await get(first.json().meta.next);
       expect(second.json().data.map((p: { id: number }) => p.id)).toEqual(ids.slice(10, 20));
-      expect(second.headers).toMatchObject({ 'x-pagination-total': '25', 'x-pagination-page': '2', 'x-pagination-per-page': '10' });
+      expect(second.headers).toMatchObject({
+        'x-pagination-total': '25',
+        'x-pagination-page': '2',
+        'x-pagination-per-page': '10',
+      });
       const last = await get(second.json().meta.next);
       expect(last.json().data.map((p: { id: number }) => p.id)).toEqual(ids.slice(20));
       expect(last.json().meta).toEqual({ limit: 10, offset: 20, total: 25, next: null });
@@ -295,7 +357,11 @@ describe('PUT /planets/{planetId}', () => {
     expectProblem(await put(alice, 2147483647, { name: 'Nowhere' }), 404);
     expectProblem(await put(alice, 'abc', { name: 'Nowhere' }), 400, 'planetId');
     expectProblem(await put(alice, planet.id, { name: 'Mars', habitabilityIndex: 1.5 }), 400, 'habitabilityIndex');
-    expectProblem(await put(alice, planet.id, { name: 'Mars', successCallbackUrl: 'https://example.com' }), 400, 'successCallbackUrl');
+    expectProblem(
+      await put(alice, planet.id, { name: 'Mars', successCallbackUrl: 'https://example.com' }),
+      400,
+      'successCallbackUrl',
+    );
     expectProblem(await put(alice, planet.id, {}), 400, 'name');
     expectProblem(await put(null, planet.id, { name: 'Mars' }), 401);
   });
@@ -354,7 +420,13 @@ describe('the SQL of a list page', () => {
     let page: Response | undefined;
     const forHundred = await countQueries(async () => (page = await get('/planets?limit=100')));
     expect(page!.json().data).toHaveLength(100);
-    expect(page!.json().data.every((p: { satellites: unknown[]; creator: { name: string } }) => p.satellites.length === 2 && p.creator.name)).toBe(true);
+    expect(
+      page!
+        .json()
+        .data.every(
+          (p: { satellites: unknown[]; creator: { name: string } }) => p.satellites.length === 2 && p.creator.name,
+        ),
+    ).toBe(true);
     const forOne = await countQueries(() => get('/planets?limit=1'));
 
     expect(forHundred).toHaveLength(4);
@@ -373,24 +445,63 @@ describe('OpenAPI document', () => {
       ['/planets', 'get', 'getAllData', 'Planets', [], ['200', '400', '503']],
       ['/planets', 'post', 'createPlanet', 'Planets', user, ['201', '400', '413', '415', '503', ...auth]],
       ['/planets/{planetId}', 'get', 'getPlanet', 'Planets', [], ['200', '304', '400', '404', '503']],
-      ['/planets/{planetId}', 'put', 'updatePlanet', 'Planets', user, ['200', '400', '403', '404', '412', '413', '415', '503', ...auth]],
-      ['/planets/{planetId}', 'delete', 'deletePlanet', 'Planets', user, ['204', '400', '403', '404', '412', '413', '415', '503', ...auth]],
-      ['/planets/{planetId}/image', 'post', 'uploadImage', 'Planets', user, ['200', '400', '403', '404', '408', '413', '415', '503', ...auth]],
+      [
+        '/planets/{planetId}',
+        'put',
+        'updatePlanet',
+        'Planets',
+        user,
+        ['200', '400', '403', '404', '412', '413', '415', '503', ...auth],
+      ],
+      [
+        '/planets/{planetId}',
+        'delete',
+        'deletePlanet',
+        'Planets',
+        user,
+        ['204', '400', '403', '404', '412', '413', '415', '503', ...auth],
+      ],
+      [
+        '/planets/{planetId}/image',
+        'post',
+        'uploadImage',
+        'Planets',
+        user,
+        ['200', '400', '403', '404', '408', '413', '415', '503', ...auth],
+      ],
       ['/planets/{planetId}/image', 'get', 'getPlanetImage', 'Planets', [], ['200', '304', '400', '404', '503']],
-      ['/celestial-bodies', 'post', 'createCelestialBody', 'Celestial Bodies', user, ['201', '400', '404', '413', '415', '503', ...auth]],
+      [
+        '/celestial-bodies',
+        'post',
+        'createCelestialBody',
+        'Celestial Bodies',
+        user,
+        ['201', '400', '404', '413', '415', '503', ...auth],
+      ],
     ] as const;
     for (const [path, method, operationId, tag, security, statuses] of operations) {
       const operation = doc.paths[path][method];
-      expect({ path, method, operationId: operation.operationId, tags: operation.tags, security: operation.security }).toEqual({
+      expect({
+        path,
+        method,
+        operationId: operation.operationId,
+        tags: operation.tags,
+        security: operation.security,
+      }).toEqual({
         path,
         method,
         operationId,
         tags: [tag],
         security,
       });
-      expect({ operationId, statuses: Object.keys(operation.responses).sort() }).toEqual({ operationId, statuses: [...statuses].sort() });
+      expect({ operationId, statuses: Object.keys(operation.responses).sort() }).toEqual({
+        operationId,
+        statuses: [...statuses].sort(),
+      });
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
-        expect(operation.responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+        expect(operation.responses[status].content['application/problem+json'].schema).toEqual({
+          $ref: '#/components/schemas/Problem',
+        });
       }
     }
   });
@@ -399,12 +510,24 @@ describe('OpenAPI document', () => {
     const doc = (await get('/docs-json')).json();
     expect(JSON.stringify(doc)).not.toMatch(/CallbackUrl/);
     const body = doc.paths['/celestial-bodies'].post.requestBody.content['application/json'].schema;
-    expect(body.oneOf).toEqual([{ $ref: '#/components/schemas/PlanetBodyInput' }, { $ref: '#/components/schemas/SatelliteInput' }]);
+    expect(body.oneOf).toEqual([
+      { $ref: '#/components/schemas/PlanetBodyInput' },
+      { $ref: '#/components/schemas/SatelliteInput' },
+    ]);
     expect(body.discriminator.propertyName).toBe('type');
-    expect(Object.keys(body.discriminator.mapping).sort()).toEqual(
-      ['asteroid', 'comet', 'dwarf', 'gas_giant', 'ice_giant', 'moon', 'super_earth', 'terrestrial'],
-    );
-    expect(doc.paths['/planets/{planetId}/image'].post.requestBody.content['multipart/form-data'].schema.required).toEqual(['image']);
+    expect(Object.keys(body.discriminator.mapping).sort()).toEqual([
+      'asteroid',
+      'comet',
+      'dwarf',
+      'gas_giant',
+      'ice_giant',
+      'moon',
+      'super_earth',
+      'terrestrial',
+    ]);
+    expect(
+      doc.paths['/planets/{planetId}/image'].post.requestBody.content['multipart/form-data'].schema.required,
+    ).toEqual(['image']);
   });
 
   it('sends a planet made without a type without one, so Planet does not require it; a created celestial body always has one', async () => {
@@ -420,7 +543,10 @@ describe('OpenAPI document', () => {
 
     const doc = (await get('/docs-json')).json();
     const { Planet, PlanetBody } = doc.components.schemas;
-    expect(Planet.properties.type).toEqual({ example: 'terrestrial', allOf: [{ $ref: '#/components/schemas/PlanetType' }] });
+    expect(Planet.properties.type).toEqual({
+      example: 'terrestrial',
+      allOf: [{ $ref: '#/components/schemas/PlanetType' }],
+    });
     expect(Planet.required).not.toContain('type');
     expect(PlanetBody.required).toContain('type');
     expect(PlanetBody.properties).toEqual({ ...Planet.properties, type: Planet.properties.type });
@@ -434,7 +560,8 @@ describe('OpenAPI document', () => {
       const refs = [planetSchema, satelliteSchema].map((name) => `#/components/schemas/${name}`);
       expect(union.oneOf).toEqual(refs.map(($ref) => ({ $ref })));
       expect(new Set(Object.values(union.discriminator.mapping))).toEqual(new Set(refs));
-      for (const name of [planetSchema, satelliteSchema]) expect(doc.components.schemas[name].required).toContain('type');
+      for (const name of [planetSchema, satelliteSchema])
+        expect(doc.components.schemas[name].required).toContain('type');
     }
   });
 });

@@ -1,7 +1,15 @@
 import { gunzipSync } from 'node:zlib';
+
 import type { TestApp } from '../support/test-app';
 import type { UserFixture } from '../support/users';
-import { createPlanet, createSatellite, expectProblem, fixture, multipart, startWithAliceAndBob } from './planets-support';
+import {
+  createPlanet,
+  createSatellite,
+  expectProblem,
+  fixture,
+  multipart,
+  startWithAliceAndBob,
+} from './planets-support';
 
 /**
  * Conditional requests on a planet: a strong ETag on GET, 304 for If-None-Match, and
@@ -19,7 +27,8 @@ afterAll(async () => t.close());
 
 const STRONG_ETAG = /^"[0-9a-f]{64}"$/;
 
-const get = (id: number, headers: Record<string, string> = {}) => t.request({ method: 'GET', url: `/planets/${id}`, headers });
+const get = (id: number, headers: Record<string, string> = {}) =>
+  t.request({ method: 'GET', url: `/planets/${id}`, headers });
 const put = (user: UserFixture, id: number, payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
   t.request({ method: 'PUT', url: `/planets/${id}`, headers: { authorization: user.bearer, ...headers }, payload });
 const del = (user: UserFixture, id: number, headers: Record<string, string> = {}) =>
@@ -55,7 +64,12 @@ describe('GET /planets/{planetId}', () => {
     await createSatellite(t, bob, planet.id);
     seen.push(await etagOf(planet.id));
     const form = multipart([{ name: 'image', filename: 'mars.png', type: 'image/png', content: fixture('mars.png') }]);
-    const upload = await t.request({ method: 'POST', url: `/planets/${planet.id}/image`, headers: { authorization: alice.basic, ...form.headers }, payload: form.payload });
+    const upload = await t.request({
+      method: 'POST',
+      url: `/planets/${planet.id}/image`,
+      headers: { authorization: alice.basic, ...form.headers },
+      payload: form.payload,
+    });
     expect(upload.statusCode).toBe(200);
     seen.push(await etagOf(planet.id));
     expect(new Set(seen).size).toBe(4);
@@ -94,7 +108,9 @@ describe('PUT /planets/{planetId} with If-Match', () => {
     expect(now.headers.etag).toBe(res.headers.etag);
     expect(now.json()).toEqual(res.json());
     // The new ETag is good for the next change; `*` holds for any current state.
-    expect((await put(alice, planet.id, { name: 'Mars III' }, { 'if-match': String(res.headers.etag) })).statusCode).toBe(200);
+    expect(
+      (await put(alice, planet.id, { name: 'Mars III' }, { 'if-match': String(res.headers.etag) })).statusCode,
+    ).toBe(200);
     expect((await put(alice, planet.id, { name: 'Mars IV' }, { 'if-match': '*' })).statusCode).toBe(200);
   });
 
@@ -164,8 +180,13 @@ describe('DELETE /planets/{planetId} with If-Match', () => {
   it('lets one of two deletes holding the same ETag through, and refuses a change racing a delete', async () => {
     const planet = await createPlanet(t, alice);
     const etag = await etagOf(planet.id);
-    const [deleted, changed] = await Promise.all([del(alice, planet.id, { 'if-match': etag }), put(alice, planet.id, { name: 'Late' }, { 'if-match': etag })]);
-    expect([deleted.statusCode, changed.statusCode].sort()).toEqual(deleted.statusCode === 204 ? [204, 404] : [200, 412]);
+    const [deleted, changed] = await Promise.all([
+      del(alice, planet.id, { 'if-match': etag }),
+      put(alice, planet.id, { name: 'Late' }, { 'if-match': etag }),
+    ]);
+    expect([deleted.statusCode, changed.statusCode].sort()).toEqual(
+      deleted.statusCode === 204 ? [204, 404] : [200, 412],
+    );
   });
 });
 
@@ -180,14 +201,21 @@ describe('compressed representations', () => {
     expect(gzipped.headers.etag).toBe(`${String(plain.headers.etag).slice(0, -1)}-gzip"`);
     expect(JSON.parse(gunzipSync(gzipped.rawPayload).toString('utf8'))).toEqual(plain.json());
 
-    const revalidated = await get(planet.id, { 'accept-encoding': 'gzip', 'if-none-match': String(gzipped.headers.etag) });
+    const revalidated = await get(planet.id, {
+      'accept-encoding': 'gzip',
+      'if-none-match': String(gzipped.headers.etag),
+    });
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.headers.etag).toBe(gzipped.headers.etag);
     expect(revalidated.headers.vary).toMatch(/accept-encoding/i);
     expect((await get(planet.id, { 'if-none-match': String(gzipped.headers.etag) })).statusCode).toBe(304);
 
-    expect((await put(alice, planet.id, { name: 'Zipped' }, { 'if-match': String(gzipped.headers.etag) })).statusCode).toBe(200);
-    expectPreconditionFailed(await put(alice, planet.id, { name: 'Stale' }, { 'if-match': String(gzipped.headers.etag) }));
+    expect(
+      (await put(alice, planet.id, { name: 'Zipped' }, { 'if-match': String(gzipped.headers.etag) })).statusCode,
+    ).toBe(200);
+    expectPreconditionFailed(
+      await put(alice, planet.id, { name: 'Stale' }, { 'if-match': String(gzipped.headers.etag) }),
+    );
   });
 });
 
@@ -204,7 +232,9 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(item.get.responses['304'].headers)).toEqual(['ETag']);
     expect(Object.keys(item.put.responses['200'].headers)).toEqual(['ETag']);
     for (const operation of [item.put, item.delete]) {
-      expect(operation.responses['412'].content['application/problem+json'].examples['precondition-failed'].value).toMatchObject({
+      expect(
+        operation.responses['412'].content['application/problem+json'].examples['precondition-failed'].value,
+      ).toMatchObject({
         type: '/problems/precondition-failed',
         title: 'Precondition failed',
         status: 412,

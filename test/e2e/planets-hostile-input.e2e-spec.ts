@@ -1,4 +1,5 @@
 import type { InjectOptions, Response } from 'light-my-request';
+
 import { startTestApp, TestApp } from '../support/test-app';
 import { newUser, UserFixture } from '../support/users';
 import { createPlanet, expectProblem } from './planets-support';
@@ -20,7 +21,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const send = (method: 'POST' | 'PUT', url: string, payload: object) =>
-  request({ method, url, headers: { authorization: alice.basic }, payload: payload as unknown as string });
+  request({ method, url, headers: { authorization: alice.basic }, payload: payload });
 
 /** The same planet body through each route that takes one. */
 const PLANET_ROUTES: [string, (body: object) => Promise<Response>][] = [
@@ -32,11 +33,19 @@ const PLANET_ROUTES: [string, (body: object) => Promise<Response>][] = [
 describe.each(PLANET_ROUTES)('%s', (_, submit) => {
   it.each([
     ['an atmosphere element that is an empty list', { atmosphere: [[]] }, 'atmosphere'],
-    ['an atmosphere element that is a list of gases', { atmosphere: [[{ compound: 'x', percentage: 1 }]] }, 'atmosphere'],
+    [
+      'an atmosphere element that is a list of gases',
+      { atmosphere: [[{ compound: 'x', percentage: 1 }]] },
+      'atmosphere',
+    ],
     ['a gas next to a list', { atmosphere: [{ compound: 'x', percentage: 1 }, []] }, 'atmosphere'],
     ['a null gas', { atmosphere: [null] }, 'atmosphere'],
     ['physical properties that are a list of objects', { physicalProperties: [{ mass: 1 }] }, 'physicalProperties'],
-    ['a temperature that is a list', { physicalProperties: { temperature: [{ min: 1 }] } }, 'physicalProperties.temperature'],
+    [
+      'a temperature that is a list',
+      { physicalProperties: { temperature: [{ min: 1 }] } },
+      'physicalProperties.temperature',
+    ],
   ])('refuses %s (400 naming the field)', async (_, body, field) => {
     expectProblem(await submit(body), 400, field);
   });
@@ -79,7 +88,8 @@ describe('discoveredAt at the edges of the range', () => {
 });
 
 describe('POST /celestial-bodies (satellite)', () => {
-  const satellite = (body: object) => send('POST', '/celestial-bodies', { name: 'S', type: 'moon', orbit: { planet: { id: marsId } }, ...body });
+  const satellite = (body: object) =>
+    send('POST', '/celestial-bodies', { name: 'S', type: 'moon', orbit: { planet: { id: marsId } }, ...body });
 
   it.each([
     ['an orbit that is a list', { orbit: [{ planet: { id: 1 } }] }, 'orbit'],

@@ -1,6 +1,8 @@
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+
 import type { InjectOptions, Response } from 'light-my-request';
+
 import { startTestApp, TestApp } from '../support/test-app';
 import { newUser, UserFixture } from '../support/users';
 import { createPlanet, expectProblem, fixture, multipart } from './planets-support';
@@ -24,7 +26,12 @@ afterAll(async () => t.close());
 const unhandled = () => t.logs.filter((line) => line.includes('Unhandled error'));
 
 function post(planetId: number, headers: Record<string, string>, payload: Buffer) {
-  return request({ method: 'POST', url: `/planets/${planetId}/image`, headers: { ...headers, authorization: alice.basic }, payload });
+  return request({
+    method: 'POST',
+    url: `/planets/${planetId}/image`,
+    headers: { ...headers, authorization: alice.basic },
+    payload,
+  });
 }
 
 type Part = Parameters<typeof multipart>[0][number];
@@ -32,7 +39,12 @@ const upload = (planetId: number, parts: Part[]) => {
   const form = multipart(parts);
   return post(planetId, form.headers, form.payload);
 };
-const image = (content: Buffer, name = 'image'): Part => ({ name, filename: 'upload.bin', type: 'application/octet-stream', content });
+const image = (content: Buffer, name = 'image'): Part => ({
+  name,
+  filename: 'upload.bin',
+  type: 'application/octet-stream',
+  content,
+});
 const text = (name: string, content = 'x'): Part => ({ name, content });
 
 /** Expects a 400 naming `field`, and the planet's image still `kept` (or none). */
@@ -49,8 +61,14 @@ describe('a multipart body that ends early', () => {
   const partHeader = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="j.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`;
 
   it.each([
-    ['half a JPEG and no closing boundary', Buffer.concat([Buffer.from(partHeader), JPEG.subarray(0, JPEG.length >> 1)])],
-    ['the whole JPEG, then a boundary without its final "--"', Buffer.concat([Buffer.from(partHeader), JPEG, Buffer.from(`\r\n--${boundary}`)])],
+    [
+      'half a JPEG and no closing boundary',
+      Buffer.concat([Buffer.from(partHeader), JPEG.subarray(0, JPEG.length >> 1)]),
+    ],
+    [
+      'the whole JPEG, then a boundary without its final "--"',
+      Buffer.concat([Buffer.from(partHeader), JPEG, Buffer.from(`\r\n--${boundary}`)]),
+    ],
     ['the whole JPEG, then nothing', Buffer.concat([Buffer.from(partHeader), JPEG])],
     ['only part of a part header', Buffer.from(partHeader.slice(0, 30))],
   ])('is refused with a 400, not a 500: %s', async (_, payload) => {
@@ -117,12 +135,21 @@ describe('a file that starts like an image but cannot be one', () => {
   it.each([
     ['the 3 bytes of a JPEG start (FF D8 FF)', Buffer.from([0xff, 0xd8, 0xff])],
     ['a JPEG start and a marker, 20 bytes in all', JPEG.subarray(0, 20)],
-    ['a JPEG start whose next byte is not a marker', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0x00]), JPEG.subarray(4)])],
+    [
+      'a JPEG start whose next byte is not a marker',
+      Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0x00]), JPEG.subarray(4)]),
+    ],
     ['the 8-byte PNG signature', PNG.subarray(0, 8)],
     ['a PNG signature and IHDR only', PNG.subarray(0, 33)],
-    ['a PNG signature followed by another chunk than IHDR', Buffer.concat([PNG.subarray(0, 12), Buffer.from('IDAT'), PNG.subarray(16)])],
+    [
+      'a PNG signature followed by another chunk than IHDR',
+      Buffer.concat([PNG.subarray(0, 12), Buffer.from('IDAT'), PNG.subarray(16)]),
+    ],
     ['a GIF signature only', Buffer.from('GIF89a')],
-    ['a RIFF WEBP header without a VP8 chunk', Buffer.concat([Buffer.from('RIFF\x1a\x00\x00\x00WEBPJUNK', 'latin1'), Buffer.alloc(20)])],
+    [
+      'a RIFF WEBP header without a VP8 chunk',
+      Buffer.concat([Buffer.from('RIFF\x1a\x00\x00\x00WEBPJUNK', 'latin1'), Buffer.alloc(20)]),
+    ],
   ])('is refused with a 400: %s', async (_, bytes) => {
     const planet = await createPlanet(t, alice);
     await expectRefused(await upload(planet.id, [image(bytes)]), planet.id, 'image', null);

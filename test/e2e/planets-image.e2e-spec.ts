@@ -1,4 +1,5 @@
 import type { InjectOptions, Response } from 'light-my-request';
+
 import type { TestApp } from '../support/test-app';
 import type { UserFixture } from '../support/users';
 import { createPlanet, expectProblem, fixture, ISO, multipart, startWithAliceAndBob } from './planets-support';
@@ -20,9 +21,19 @@ afterAll(async () => t.close());
 
 const request = (options: InjectOptions): Promise<Response> => t.request(options);
 
-function upload(user: UserFixture | null, planetId: number | string, file: Buffer, options: { field?: string; filename?: string; type?: string } = {}) {
+function upload(
+  user: UserFixture | null,
+  planetId: number | string,
+  file: Buffer,
+  options: { field?: string; filename?: string; type?: string } = {},
+) {
   const form = multipart([
-    { name: options.field ?? 'image', filename: options.filename ?? 'upload.bin', type: options.type ?? 'application/octet-stream', content: file },
+    {
+      name: options.field ?? 'image',
+      filename: options.filename ?? 'upload.bin',
+      type: options.type ?? 'application/octet-stream',
+      content: file,
+    },
   ]);
   return request({
     method: 'POST',
@@ -31,7 +42,8 @@ function upload(user: UserFixture | null, planetId: number | string, file: Buffe
     payload: form.payload,
   });
 }
-const getImage = (planetId: number, headers: Record<string, string> = {}) => request({ method: 'GET', url: `/planets/${planetId}/image`, headers });
+const getImage = (planetId: number, headers: Record<string, string> = {}) =>
+  request({ method: 'GET', url: `/planets/${planetId}/image`, headers });
 
 describe('POST /planets/{planetId}/image', () => {
   it.each([
@@ -57,7 +69,9 @@ describe('POST /planets/{planetId}/image', () => {
     expect(served.headers['content-type']).toBe(type);
     expect(served.rawPayload.equals(bytes)).toBe(true);
     expect(served.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
-    expect((await request({ method: 'GET', url: `/planets/${planet.id}` })).json().image).toBe(`/planets/${planet.id}/image`);
+    expect((await request({ method: 'GET', url: `/planets/${planet.id}` })).json().image).toBe(
+      `/planets/${planet.id}/image`,
+    );
   });
 
   it('answers If-None-Match with 304 while the image is unchanged, and replaces the image on a new upload', async () => {
@@ -82,7 +96,10 @@ describe('POST /planets/{planetId}/image', () => {
   it('refuses a text file that claims to be a PNG (400), keeping the previous image', async () => {
     const planet = await createPlanet(t, alice);
     await upload(alice, planet.id, PNG);
-    const res = await upload(alice, planet.id, fixture('not-an-image.txt'), { filename: 'mars.png', type: 'image/png' });
+    const res = await upload(alice, planet.id, fixture('not-an-image.txt'), {
+      filename: 'mars.png',
+      type: 'image/png',
+    });
     expectProblem(res, 400, 'image');
     expect((await getImage(planet.id)).rawPayload.equals(PNG)).toBe(true);
   });
@@ -112,10 +129,27 @@ describe('POST /planets/{planetId}/image', () => {
     const planet = await createPlanet(t, alice);
     const url = `/planets/${planet.id}/image`;
     const empty = multipart([]);
-    expectProblem(await request({ method: 'POST', url, headers: { ...empty.headers, authorization: alice.basic }, payload: empty.payload }), 400, 'image');
+    expectProblem(
+      await request({
+        method: 'POST',
+        url,
+        headers: { ...empty.headers, authorization: alice.basic },
+        payload: empty.payload,
+      }),
+      400,
+      'image',
+    );
     expectProblem(await upload(alice, planet.id, PNG, { field: 'photo' }), 400);
     const textOnly = multipart([{ name: 'image', content: 'mars.png' }]);
-    expectProblem(await request({ method: 'POST', url, headers: { ...textOnly.headers, authorization: alice.basic }, payload: textOnly.payload }), 400);
+    expectProblem(
+      await request({
+        method: 'POST',
+        url,
+        headers: { ...textOnly.headers, authorization: alice.basic },
+        payload: textOnly.payload,
+      }),
+      400,
+    );
   });
 
   it('answers 415 to any body but a form, saying to send multipart/form-data with the file in "image"', async () => {
@@ -124,7 +158,10 @@ describe('POST /planets/{planetId}/image', () => {
     const bodies: [string, InjectOptions][] = [
       ['JSON', { headers: { authorization: alice.basic }, payload: { image: 'mars.png' } }],
       ['a raw PNG', { headers: { authorization: alice.basic, 'content-type': 'image/png' }, payload: PNG }],
-      ['another multipart type', { headers: { authorization: alice.basic, 'content-type': 'multipart/mixed; boundary=x' }, payload: '--x--' }],
+      [
+        'another multipart type',
+        { headers: { authorization: alice.basic, 'content-type': 'multipart/mixed; boundary=x' }, payload: '--x--' },
+      ],
       ['no body', { headers: { authorization: alice.basic } }],
     ];
     for (const [what, options] of bodies) {
@@ -137,7 +174,15 @@ describe('POST /planets/{planetId}/image', () => {
     }
     expectProblem(await getImage(planet.id), 404);
     // A route that reads JSON still asks for JSON.
-    const json = expectProblem(await request({ method: 'POST', url: '/planets', headers: { authorization: alice.basic, 'content-type': 'image/png' }, payload: PNG }), 415);
+    const json = expectProblem(
+      await request({
+        method: 'POST',
+        url: '/planets',
+        headers: { authorization: alice.basic, 'content-type': 'image/png' },
+        payload: PNG,
+      }),
+      415,
+    );
     expect(json.detail).toBe('Send the body as application/json.');
   });
 
@@ -152,7 +197,12 @@ describe('POST /planets/{planetId}/image', () => {
     });
     expect(post.responses['415'].content['application/problem+json']).toBeDefined();
     const binary = { schema: { type: 'string', format: 'binary' } };
-    expect(get.responses['200'].content).toEqual({ 'image/png': binary, 'image/jpeg': binary, 'image/gif': binary, 'image/webp': binary });
+    expect(get.responses['200'].content).toEqual({
+      'image/png': binary,
+      'image/jpeg': binary,
+      'image/gif': binary,
+      'image/webp': binary,
+    });
   });
 
   it('lets only the creator upload (403 for another user), and needs credentials (401)', async () => {
@@ -179,7 +229,10 @@ describe('GET /planets/{planetId}/image', () => {
   it('serves a polyglot (a GIF carrying a script and HTML) as the image it claims to be, never to be sniffed', async () => {
     // Accepted: images are recognised, not decoded. What keeps the rest of the bytes inert
     // is that they are only ever served with the image type and nosniff.
-    const polyglot = Buffer.concat([fixture('neptune.gif'), Buffer.from('*/=1;alert(document.domain)//<html><script>alert(1)</script>')]);
+    const polyglot = Buffer.concat([
+      fixture('neptune.gif'),
+      Buffer.from('*/=1;alert(document.domain)//<html><script>alert(1)</script>'),
+    ]);
     const planet = await createPlanet(t, alice);
     expect((await upload(alice, planet.id, polyglot, { type: 'text/html' })).statusCode).toBe(200);
     const served = await getImage(planet.id);
@@ -195,7 +248,10 @@ describe('GET /planets/{planetId}/image', () => {
     const planet = await createPlanet(t, alice);
     await upload(alice, planet.id, JPEG);
     expect((await getImage(planet.id)).statusCode).toBe(200);
-    expect((await request({ method: 'DELETE', url: `/planets/${planet.id}`, headers: { authorization: alice.basic } })).statusCode).toBe(204);
+    expect(
+      (await request({ method: 'DELETE', url: `/planets/${planet.id}`, headers: { authorization: alice.basic } }))
+        .statusCode,
+    ).toBe(204);
     expectProblem(await getImage(planet.id), 404);
   });
 });

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+
 import { startTestApp, TestApp } from '../support/test-app';
 import { createPersistentTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 import { newUser } from '../support/users';
@@ -43,10 +44,18 @@ it('with SEED_SAMPLE_DATA=true, a fresh database gets sample planets with satell
 it('gives nobody a way to sign in as the samples user', async () => {
   const app = await start('true');
   for (const password of ['', '!unusable', 'password']) {
-    const res = await app.request({ method: 'POST', url: '/auth/token', payload: { email: 'samples@galaxy.invalid', password } });
+    const res = await app.request({
+      method: 'POST',
+      url: '/auth/token',
+      payload: { email: 'samples@galaxy.invalid', password },
+    });
     expect([400, 401]).toContain(res.statusCode);
   }
-  const signup = await app.request({ method: 'POST', url: '/user/signup', payload: { email: 'samples@galaxy.invalid', password: 'long-enough-password' } });
+  const signup = await app.request({
+    method: 'POST',
+    url: '/user/signup',
+    payload: { email: 'samples@galaxy.invalid', password: 'long-enough-password' },
+  });
   expect(signup.statusCode).toBe(409);
 });
 
@@ -67,7 +76,12 @@ it('unset, seeds the embedded database while it has no planets, and never a Post
 it('unset, leaves an embedded database that already has planets alone', async () => {
   let app = await start('false');
   const user = await newUser(app);
-  await app.request({ method: 'POST', url: '/planets', headers: { authorization: user.basic }, payload: { name: 'Mine' } });
+  await app.request({
+    method: 'POST',
+    url: '/planets',
+    headers: { authorization: user.basic },
+    payload: { name: 'Mine' },
+  });
   app = await start('');
   expect((await listPlanets(app)).map((p) => p.name)).toEqual(['Mine']);
 });

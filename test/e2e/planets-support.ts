@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import type { Response } from 'light-my-request';
+
 import { expectProblem as expectProblemResponse } from '../support/problems';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { newUser, type UserFixture } from '../support/users';
@@ -33,12 +35,22 @@ export function multipart(parts: { name: string; filename?: string; type?: strin
 
 /** Creates a planet over HTTP as `user`; returns the response body. */
 export async function createPlanet(t: TestApp, user: UserFixture, body: Record<string, unknown> = {}) {
-  const res = await t.request({ method: 'POST', url: '/planets', headers: { authorization: user.basic }, payload: { name: 'Mars', ...body } });
+  const res = await t.request({
+    method: 'POST',
+    url: '/planets',
+    headers: { authorization: user.basic },
+    payload: { name: 'Mars', ...body },
+  });
   expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 201 });
   return res.json();
 }
 
-export async function createSatellite(t: TestApp, user: UserFixture, planetId: number, body: Record<string, unknown> = {}) {
+export async function createSatellite(
+  t: TestApp,
+  user: UserFixture,
+  planetId: number,
+  body: Record<string, unknown> = {},
+) {
   const res = await t.request({
     method: 'POST',
     url: '/celestial-bodies',

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+
 import { allProblemTypes } from '../../src/common/problem/problem-types';
 import { expectProblem, problemSlugOf } from '../support/problems';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -27,9 +28,16 @@ function problemExamples(document: any): { where: string; name: string; value: E
       for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
         const media = response.content?.['application/problem+json'];
         if (!media) continue;
-        expect({ where: `${method} ${path} ${status}`, example: media.example }).toEqual({ where: `${method} ${path} ${status}`, example: undefined });
-        for (const [name, example] of Object.entries<any>(media.examples ?? {})) found.push({ where: `${method} ${path} ${status}`, name, value: example.value });
-        expect({ where: `${method} ${path} ${status}`, examples: Object.keys(media.examples ?? {}).length > 0 }).toEqual({ where: `${method} ${path} ${status}`, examples: true });
+        expect({ where: `${method} ${path} ${status}`, example: media.example }).toEqual({
+          where: `${method} ${path} ${status}`,
+          example: undefined,
+        });
+        for (const [name, example] of Object.entries<any>(media.examples ?? {}))
+          found.push({ where: `${method} ${path} ${status}`, name, value: example.value });
+        expect({
+          where: `${method} ${path} ${status}`,
+          examples: Object.keys(media.examples ?? {}).length > 0,
+        }).toEqual({ where: `${method} ${path} ${status}`, examples: true });
       }
     }
   }
@@ -44,7 +52,19 @@ describe('the registry and the OpenAPI document', () => {
     expect(committed['x-problem-types']).toEqual(registry);
     // The service's own generic types and every feature's are there.
     const slugs = registry.map((p) => problemSlugOf(p.type));
-    for (const slug of ['bad-request', 'validation', 'malformed-json', 'not-found', 'method-not-allowed', 'request-timeout', 'precondition-failed', 'internal', 'last-api-key', 'email-taken', 'image-too-large']) {
+    for (const slug of [
+      'bad-request',
+      'validation',
+      'malformed-json',
+      'not-found',
+      'method-not-allowed',
+      'request-timeout',
+      'precondition-failed',
+      'internal',
+      'last-api-key',
+      'email-taken',
+      'image-too-large',
+    ]) {
       expect(slugs).toContain(slug);
     }
   });
@@ -59,7 +79,12 @@ describe('the registry and the OpenAPI document', () => {
       expect({ where, name, value }).toEqual({
         where,
         name: slug,
-        value: expect.objectContaining({ type: `/problems/${slug}`, title: registered?.title, status: registered?.status, detail: expect.any(String) }),
+        value: expect.objectContaining({
+          type: `/problems/${slug}`,
+          title: registered?.title,
+          status: registered?.status,
+          detail: expect.any(String),
+        }),
       });
       expect(value.detail.length).toBeGreaterThan(10);
     }
@@ -69,11 +94,15 @@ describe('the registry and the OpenAPI document', () => {
     for (const { where, value } of problemExamples(committed)) expect(where.endsWith(` ${value.status}`)).toBe(true);
   });
 
-  it('lists each status\'s types together where an operation can send several', () => {
+  it("lists each status's types together where an operation can send several", () => {
     const statusOf = (path: string, method: string, status: string) =>
       Object.keys(committed.paths[path][method].responses[status].content['application/problem+json'].examples).sort();
     expect(statusOf('/auth/region/api-keys', 'post', '400')).toEqual(['malformed-json', 'validation']);
-    expect(statusOf('/auth/region/api-keys/{id}/roll', 'post', '409')).toEqual(['api-key-already-rolled', 'api-key-limit', 'last-api-key']);
+    expect(statusOf('/auth/region/api-keys/{id}/roll', 'post', '409')).toEqual([
+      'api-key-already-rolled',
+      'api-key-limit',
+      'last-api-key',
+    ]);
     expect(statusOf('/auth/regions/me', 'get', '403')).toEqual(['address-not-allowed', 'insufficient-permission']);
   });
 
@@ -87,21 +116,32 @@ describe('the registry and the OpenAPI document', () => {
 });
 
 describe('problem type pages', () => {
-  it.each(allProblemTypes().map((p) => [p.slug, p] as const))('serves /problems/%s: its title, status, meaning and what to do', async (slug, type) => {
-    const res = await t.request({ method: 'GET', url: `/problems/${slug}` });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['cache-control']).toBe('public, max-age=86400');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-    expect(res.body).toMatch(/^<!doctype html>/);
-    const text = res.body.replace(/<[^>]+>/g, '').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-    expect(text).toContain(type.title);
-    expect(text).toContain(String(type.status));
-    expect(text).toContain(`/problems/${slug}`);
-    expect(text).toContain(type.meaning.replace(/`/g, ''));
-    expect(text).toContain(type.action.replace(/`/g, ''));
-  });
+  it.each(allProblemTypes().map((p) => [p.slug, p] as const))(
+    'serves /problems/%s: its title, status, meaning and what to do',
+    async (slug, type) => {
+      const res = await t.request({ method: 'GET', url: `/problems/${slug}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('public, max-age=86400');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toBe(
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      );
+      expect(res.body).toMatch(/^<!doctype html>/);
+      const text = res.body
+        .replace(/<[^>]+>/g, '')
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&');
+      expect(text).toContain(type.title);
+      expect(text).toContain(String(type.status));
+      expect(text).toContain(`/problems/${slug}`);
+      expect(text).toContain(type.meaning.replace(/`/g, ''));
+      expect(text).toContain(type.action.replace(/`/g, ''));
+    },
+  );
 
   it('lists every type at /problems, each linked to its page', async () => {
     const res = await t.request({ method: 'GET', url: '/problems' });
@@ -111,10 +151,20 @@ describe('problem type pages', () => {
     for (const { slug } of allProblemTypes()) expect(res.body).toContain(`<a href="/problems/${slug}">${slug}</a>`);
   });
 
-  it.each(['no-such-type', 'Not-Found', '%3Cscript%3E'])('answers an unknown type (%s) with a 404 problem', async (slug) => {
-    const res = await t.request({ method: 'GET', url: `/problems/${slug}` });
-    expectProblem(res, 404, 'not-found');
-    expect(res.headers['cache-control']).toBeUndefined();
+  it.each(['no-such-type', 'Not-Found', '%3Cscript%3E'])(
+    'answers an unknown type (%s) with a 404 problem',
+    async (slug) => {
+      const res = await t.request({ method: 'GET', url: `/problems/${slug}` });
+      expectProblem(res, 404, 'not-found');
+      expect(res.headers['cache-control']).toBeUndefined();
+    },
+  );
+
+  it('refuses a slug holding a NUL character with the 400 its operation declares', async () => {
+    // t.request checks the answer against the document: the 400 must be one it lists.
+    const res = await t.request({ method: 'GET', url: '/problems/a%00b' });
+    const problem = expectProblem(res, 400, 'validation');
+    expect(problem.errors).toEqual([{ field: 'slug', message: 'slug must not contain NUL characters' }]);
   });
 
   it('is where the type of a problem the service sends resolves to', async () => {
@@ -130,7 +180,11 @@ describe('with a public base URL', () => {
     const notFound = await public_.request({ method: 'GET', url: '/planets/999999' });
     expect(notFound.json().type).toBe(`${BASE_URL}/problems/not-found`);
     const badUrl = await public_.request({ method: 'GET', url: '/planets/%E0%A4%A' });
-    expect(badUrl.json()).toMatchObject({ status: 400, type: `${BASE_URL}/problems/bad-request`, title: 'Bad request' });
+    expect(badUrl.json()).toMatchObject({
+      status: 400,
+      type: `${BASE_URL}/problems/bad-request`,
+      title: 'Bad request',
+    });
     const page = await public_.request({ method: 'GET', url: new URL(notFound.json().type).pathname });
     expect(page.body).toContain(`<code>${BASE_URL}/problems/not-found</code>`);
     const list = await public_.request({ method: 'GET', url: '/problems' });

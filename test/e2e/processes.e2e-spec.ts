@@ -1,12 +1,14 @@
-import { jest } from '@jest/globals';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { jest } from '@jest/globals';
+
 import { DataDirInUseError, DataDirLock } from '../../src/database/data-dir-lock';
-import { freePort, runProcess, startProcess } from '../support/processes';
-import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
 import { expectProblem } from '../support/problems';
+import { freePort, runProcess, startProcess } from '../support/processes';
+import { startTestApp } from '../support/test-app';
+import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 
 /**
  * The server and the operator CLI as real processes (compiled by the global setup), the
@@ -29,11 +31,20 @@ const api = (port: number, path: string, key?: string) =>
 describe('the embedded database directory', () => {
   it('refuses a second process on the same DATA_DIR with a clear message, and leaves the first one working', async () => {
     const port = await freePort();
-    const first = startProcess(SERVER, [], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' });
+    const first = startProcess(SERVER, [], {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'development',
+    });
     try {
       const [, key] = await first.waitFor(/X-API-Key: (rk_\w+)/);
       await first.waitFor(/Server listening/);
-      const second = await runProcess(SERVER, [], { DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
+      const second = await runProcess(SERVER, [], {
+        DATA_DIR: dataDir,
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      });
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/DATA_DIR .* is in use by another process \(pid \d+\)/);
       const cli = await runProcess(CLI, ['region', 'list'], { DATA_DIR: dataDir });
@@ -63,22 +74,41 @@ describe('start and stop', () => {
     const port = await freePort();
     // A generous grace period: closing the embedded database writes it out, which can take
     // seconds on a busy machine; the test is about finishing cleanly, not about speed.
-    const env = { DATA_DIR: dataDir, PORT: String(port), NODE_ENV: 'development', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '60000' };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: '60000',
+    };
     const server = startProcess(SERVER, [], env);
     const [, key] = await server.waitFor(/X-API-Key: (rk_\w+)/);
     await server.waitFor(/Server listening/);
     expect(server.stdout()).toContain('FIRST START');
     // The banner goes to stdout once; no log line carries the key.
-    const logLines = server.stdout().split('\n').filter((l) => l.startsWith('{'));
+    const logLines = server
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
     expect(logLines.join('\n')).not.toContain(key);
     expect((await api(port, '/auth/regions/me', key)).status).toBe(200);
 
     const inFlight = Array.from({ length: 20 }, () => api(port, '/auth/regions/me', key));
     server.child.kill('SIGTERM');
-    const statuses = await Promise.all(inFlight.map((p) => p.then((r) => r.status, () => 'refused')));
+    const statuses = await Promise.all(
+      inFlight.map((p) =>
+        p.then(
+          (r) => r.status,
+          () => 'refused',
+        ),
+      ),
+    );
     expect(statuses.filter((s) => s !== 200 && s !== 'refused')).toEqual([]);
     const exitCode = await server.exited;
-    expect({ exitCode, log: exitCode === 0 ? '' : server.stdout().slice(-3000) + server.stderr() }).toEqual({ exitCode: 0, log: '' });
+    expect({ exitCode, log: exitCode === 0 ? '' : server.stdout().slice(-3000) + server.stderr() }).toEqual({
+      exitCode: 0,
+      log: '',
+    });
     expect(existsSync(join(dataDir, 'postmaster.lock'))).toBe(false);
 
     // The second start finds the region: no new banner, the same key still works.
@@ -161,7 +191,11 @@ describe('operator CLI', () => {
   afterEach(async () => db.drop());
 
   it('creates a region with --json as exactly one JSON object, and the key works', async () => {
-    const created = await runProcess(CLI, ['region', 'create', '--name', 'Utrecht', '--description', 'Planner', '--json'], dbEnv);
+    const created = await runProcess(
+      CLI,
+      ['region', 'create', '--name', 'Utrecht', '--description', 'Planner', '--json'],
+      dbEnv,
+    );
     expect(created.code).toBe(0);
     const output = JSON.parse(created.stdout);
     expect(created.stdout.trim().split('\n')).toHaveLength(1);
@@ -178,7 +212,9 @@ describe('operator CLI', () => {
     });
 
     const list = await runProcess(CLI, ['region', 'list', '--json'], dbEnv);
-    expect(JSON.parse(list.stdout).regions).toEqual([expect.objectContaining({ id: output.region.id, name: 'Utrecht' })]);
+    expect(JSON.parse(list.stdout).regions).toEqual([
+      expect.objectContaining({ id: output.region.id, name: 'Utrecht' }),
+    ]);
 
     const key = await runProcess(CLI, ['key', 'create', '--region', output.region.id, '--json'], dbEnv);
     expect(key.code).toBe(0);
@@ -188,13 +224,27 @@ describe('operator CLI', () => {
     const events = await runProcess(CLI, ['region', 'events', '--region', output.region.id, '--json'], dbEnv);
     expect(events.code).toBe(0);
     expect(JSON.parse(events.stdout).events).toEqual([
-      expect.objectContaining({ type: 'api_key.created', actor: { type: 'operator' }, apiKey: expect.objectContaining({ id: JSON.parse(key.stdout).apiKey.id }) }),
-      expect.objectContaining({ type: 'region.created', actor: { type: 'operator' }, apiKey: expect.objectContaining({ id: output.apiKey.id, tokenPreview: output.apiKey.tokenPreview }) }),
+      expect.objectContaining({
+        type: 'api_key.created',
+        actor: { type: 'operator' },
+        apiKey: expect.objectContaining({ id: JSON.parse(key.stdout).apiKey.id }),
+      }),
+      expect.objectContaining({
+        type: 'region.created',
+        actor: { type: 'operator' },
+        apiKey: expect.objectContaining({ id: output.apiKey.id, tokenPreview: output.apiKey.tokenPreview }),
+      }),
     ]);
     const text = await runProcess(CLI, ['region', 'events', '--region', output.region.id], dbEnv);
-    expect(text.stdout.trim().split('\n')).toEqual([expect.stringMatching(/api_key\.created .* by operator$/), expect.stringMatching(/region\.created .* by operator$/)]);
+    expect(text.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/api_key\.created .* by operator$/),
+      expect.stringMatching(/region\.created .* by operator$/),
+    ]);
 
-    const t = await startTestApp(dbEnv.DATA_DIR ? { DATA_DIR: dataDir } : {}, { env: dbEnv, drop: async () => undefined });
+    const t = await startTestApp(dbEnv.DATA_DIR ? { DATA_DIR: dataDir } : {}, {
+      env: dbEnv,
+      drop: async () => undefined,
+    });
     try {
       for (const k of [output.apiKey.key, second]) {
         const res = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': k } });
@@ -207,14 +257,30 @@ describe('operator CLI', () => {
   });
 
   it('creates keys with --permission and --allow-cidr (repeatable), records the grant, and the server enforces it', async () => {
-    const created = await runProcess(CLI, ['region', 'create', '--name', 'Leiden', '--allow-cidr', '192.0.2.0/24', '--json'], dbEnv);
+    const created = await runProcess(
+      CLI,
+      ['region', 'create', '--name', 'Leiden', '--allow-cidr', '192.0.2.0/24', '--json'],
+      dbEnv,
+    );
     expect(created.code).toBe(0);
     const region = JSON.parse(created.stdout);
     expect(region.apiKey).toMatchObject({ permissions: ['region:read', 'keys:write'], allowedCidrs: ['192.0.2.0/24'] });
 
     const made = await runProcess(
       CLI,
-      ['key', 'create', '--region', region.region.id, '--permission', 'region:read', '--allow-cidr', '2001:DB8:0::/32', '--allow-cidr', '198.51.100.7', '--json'],
+      [
+        'key',
+        'create',
+        '--region',
+        region.region.id,
+        '--permission',
+        'region:read',
+        '--allow-cidr',
+        '2001:DB8:0::/32',
+        '--allow-cidr',
+        '198.51.100.7',
+        '--json',
+      ],
       dbEnv,
     );
     expect(made.code).toBe(0);
@@ -224,14 +290,24 @@ describe('operator CLI', () => {
     const text = await runProcess(CLI, ['region', 'events', '--region', region.region.id], dbEnv);
     expect(text.stdout).toContain('grants region:read from 2001:db8::/32,198.51.100.7/32');
 
-    const t = await startTestApp(dbEnv.DATA_DIR ? { DATA_DIR: dataDir } : {}, { env: dbEnv, drop: async () => undefined });
+    const t = await startTestApp(dbEnv.DATA_DIR ? { DATA_DIR: dataDir } : {}, {
+      env: dbEnv,
+      drop: async () => undefined,
+    });
     try {
-      const get = (key: string, remoteAddress: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key }, remoteAddress });
+      const get = (key: string, remoteAddress: string) =>
+        t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key }, remoteAddress });
       expect((await get(reader.key, '2001:db8::5')).statusCode).toBe(200);
       expect((await get(reader.key, '192.0.2.1')).statusCode).toBe(403);
       expect((await get(region.apiKey.key, '192.0.2.1')).statusCode).toBe(200);
       expect((await get(region.apiKey.key, '198.51.100.7')).statusCode).toBe(403);
-      const write = await t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': reader.key }, payload: {}, remoteAddress: '2001:db8::5' });
+      const write = await t.request({
+        method: 'POST',
+        url: '/auth/region/api-keys',
+        headers: { 'x-api-key': reader.key },
+        payload: {},
+        remoteAddress: '2001:db8::5',
+      });
       expectProblem(write, 403, 'insufficient-permission');
     } finally {
       await t.close();
@@ -239,8 +315,16 @@ describe('operator CLI', () => {
   });
 
   it.each([
-    [['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--permission', 'admin'], /--permission must be one of region:read, keys:write/, 2],
-    [['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--allow-cidr', '192.0.2.0/33'], /--allow-cidr .* prefix length/, 2],
+    [
+      ['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--permission', 'admin'],
+      /--permission must be one of region:read, keys:write/,
+      2,
+    ],
+    [
+      ['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--allow-cidr', '192.0.2.0/33'],
+      /--allow-cidr .* prefix length/,
+      2,
+    ],
     [['region', 'create', '--name', 'x', '--permission', 'region:read'], /first key holds every permission/, 2],
     [['region', 'create'], /--name is required/, 2],
     [['region', 'create', '--name', '   '], /--name is required/, 2],
@@ -252,7 +336,7 @@ describe('operator CLI', () => {
     [['region', 'explode'], /Unknown command/, 2],
     [['region', 'create', '--nme', 'typo'], /Unknown option/, 2],
   ])('reports %j on stderr with a non-zero exit', async (args, message, code) => {
-    const result = await runProcess(CLI, args as string[], dbEnv);
+    const result = await runProcess(CLI, args, dbEnv);
     expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');

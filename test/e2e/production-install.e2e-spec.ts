@@ -1,10 +1,12 @@
-import { jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, posix, resolve } from 'node:path';
+
+import { jest } from '@jest/globals';
+
 import { readStages, Stage, stageChain, Step } from '../support/dockerfile';
 import { freePort, RunningProcess, runProcess, startProcess } from '../support/processes';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
@@ -81,7 +83,10 @@ describe('a production install made as the image makes it', () => {
     expect(devOnly.length).toBeGreaterThan(100);
     expect(devOnly.filter((path) => existsSync(join(install.dir, path)))).toEqual([]);
     for (const name of ['jest', 'ts-jest', 'typescript', 'node', '@nestjs/cli', '@nestjs/testing']) {
-      expect({ name, installed: existsSync(join(install.dir, 'node_modules', name)) }).toEqual({ name, installed: false });
+      expect({ name, installed: existsSync(join(install.dir, 'node_modules', name)) }).toEqual({
+        name,
+        installed: false,
+      });
     }
   });
 
@@ -136,9 +141,14 @@ describe('a production install made as the image makes it', () => {
       const { regions } = JSON.parse(cli.stdout) as { regions: { name: string }[] };
       expect(regions.map((r) => r.name)).toEqual(['Image region']);
 
-      const typeorm = await runProcess('node_modules/typeorm/cli.js', ['migration:show', '-d', 'dist/ormconfig.js'], env, {
-        cwd: install.dir,
-      });
+      const typeorm = await runProcess(
+        'node_modules/typeorm/cli.js',
+        ['migration:show', '-d', 'dist/ormconfig.js'],
+        env,
+        {
+          cwd: install.dir,
+        },
+      );
       expect(typeorm.code).toBe(0);
       const shown = typeorm.stdout.split('\n').filter((line) => /^\[.\] /.test(line));
       expect(shown.length).toBeGreaterThan(0);
@@ -297,14 +307,18 @@ function npm(args: string[], cwd: string): Promise<string> {
     child.stdout.on('data', (d) => (output += String(d)));
     child.stderr.on('data', (d) => (output += String(d)));
     child.once('error', fail);
-    child.once('exit', (code) => (code === 0 ? done(output) : fail(new Error(`npm ${args.join(' ')} exited ${code}:\n${output}`))));
+    child.once('exit', (code) =>
+      code === 0 ? done(output) : fail(new Error(`npm ${args.join(' ')} exited ${code}:\n${output}`)),
+    );
   });
 }
 
 async function waitForHealth(port: number, server: RunningProcess): Promise<void> {
   for (;;) {
     if (server.child.exitCode !== null) {
-      throw new Error(`The server exited (${server.child.exitCode}) before it answered /health:\n${server.stdout()}${server.stderr()}`);
+      throw new Error(
+        `The server exited (${server.child.exitCode}) before it answered /health:\n${server.stdout()}${server.stderr()}`,
+      );
     }
     const status = await fetch(`http://127.0.0.1:${port}/health`).then(
       (r) => r.status,

@@ -9,7 +9,10 @@ import { newUser } from '../support/users';
 
 const BALANCER = '10.0.0.2';
 /** What a load balancer in front sends: the client's own header, then the address it saw. */
-const viaBalancer = (forged: string, client: string) => ({ remoteAddress: BALANCER, headers: { 'x-forwarded-for': `${forged}, ${client}` } });
+const viaBalancer = (forged: string, client: string) => ({
+  remoteAddress: BALANCER,
+  headers: { 'x-forwarded-for': `${forged}, ${client}` },
+});
 
 describe('TRUST_PROXY=1 (one load balancer in front)', () => {
   let t: TestApp;
@@ -23,12 +26,23 @@ describe('TRUST_PROXY=1 (one load balancer in front)', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
       const { remoteAddress, headers } = viaBalancer(`6.6.6.${i}`, '203.0.113.10');
-      const res = await t.request({ method: 'POST', url: '/auth/token', remoteAddress, headers, payload: { email: user.email, password: `wrong-${i}-password` } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/auth/token',
+        remoteAddress,
+        headers,
+        payload: { email: user.email, password: `wrong-${i}-password` },
+      });
       statuses.push(res.statusCode);
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429, 429, 429]);
     // Another client behind the same balancer is not held back by that one.
-    const other = await t.request({ method: 'POST', url: '/auth/token', ...viaBalancer('203.0.113.10', '203.0.113.11'), payload: { email: user.email, password: user.password } });
+    const other = await t.request({
+      method: 'POST',
+      url: '/auth/token',
+      ...viaBalancer('203.0.113.10', '203.0.113.11'),
+      payload: { email: user.email, password: user.password },
+    });
     expect(other.statusCode).toBe(201);
   });
 
@@ -56,7 +70,9 @@ describe('TRUST_PROXY=1 (one load balancer in front)', () => {
       payload: {},
     });
     expect(created.statusCode).toBe(201);
-    const events = (await t.request({ method: 'GET', url: '/auth/region/events?limit=1', headers: { 'x-api-key': region.key } })).json();
+    const events = (
+      await t.request({ method: 'GET', url: '/auth/region/events?limit=1', headers: { 'x-api-key': region.key } })
+    ).json();
     expect(events.data[0]).toMatchObject({ type: 'api_key.created', clientAddress: '203.0.113.30' });
   });
 
@@ -72,7 +88,9 @@ describe('TRUST_PROXY=1 (one load balancer in front)', () => {
         payload: {},
       });
       expect(res.statusCode).toBe(201);
-      const events = (await t.request({ method: 'GET', url: '/auth/region/events?limit=1', headers: { 'x-api-key': region.key } })).json();
+      const events = (
+        await t.request({ method: 'GET', url: '/auth/region/events?limit=1', headers: { 'x-api-key': region.key } })
+      ).json();
       expect(events.data[0].clientAddress).toBe(BALANCER);
     },
   );
@@ -87,8 +105,16 @@ describe('TRUST_PROXY as a list of proxy addresses', () => {
 
   const clientAddressSeen = async (remoteAddress: string, forwardedFor: string) => {
     const region = await newRegion(t);
-    await t.request({ method: 'POST', url: '/auth/region/api-keys', remoteAddress, headers: { 'x-api-key': region.key, 'x-forwarded-for': forwardedFor }, payload: {} });
-    const events = (await t.request({ method: 'GET', url: '/auth/region/events?limit=1', headers: { 'x-api-key': region.key } })).json();
+    await t.request({
+      method: 'POST',
+      url: '/auth/region/api-keys',
+      remoteAddress,
+      headers: { 'x-api-key': region.key, 'x-forwarded-for': forwardedFor },
+      payload: {},
+    });
+    const events = (
+      await t.request({ method: 'GET', url: '/auth/region/events?limit=1', headers: { 'x-api-key': region.key } })
+    ).json();
     return events.data[0].clientAddress as string;
   };
 
@@ -112,7 +138,12 @@ describe('without TRUST_PROXY', () => {
     const user = await newUser(t);
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await t.request({ method: 'POST', url: '/auth/token', headers: { 'x-forwarded-for': `6.6.6.${i}` }, payload: { email: user.email, password: 'wrong-password' } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/auth/token',
+        headers: { 'x-forwarded-for': `6.6.6.${i}` },
+        payload: { email: user.email, password: 'wrong-password' },
+      });
       statuses.push(res.statusCode);
     }
     expect(statuses).toEqual([401, 401, 429, 429]);
@@ -154,7 +185,12 @@ describe('CORS_ORIGINS', () => {
   });
 
   it('gives another origin nothing its browser would accept', async () => {
-    for (const origin of ['https://evil.example', 'https://app.example.org.evil.example', 'http://app.example.org', 'null']) {
+    for (const origin of [
+      'https://evil.example',
+      'https://app.example.org.evil.example',
+      'http://app.example.org',
+      'null',
+    ]) {
       expect((await preflight(origin)).headers['access-control-allow-origin']).toBeUndefined();
       const get = await t.app.inject({ method: 'GET', url: '/auth/regions/me', headers: { origin, 'x-api-key': key } });
       expect(get.headers['access-control-allow-origin']).toBeUndefined();
@@ -162,12 +198,26 @@ describe('CORS_ORIGINS', () => {
   });
 
   it('lets an allowed page read the response and the headers it needs', async () => {
-    const res = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { origin: ALLOWED, 'x-api-key': key } });
+    const res = await t.request({
+      method: 'GET',
+      url: '/auth/regions/me',
+      headers: { origin: ALLOWED, 'x-api-key': key },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(res.headers.vary).toMatch(/Origin/);
     const exposed = String(res.headers['access-control-expose-headers']).split(/,\s*/);
-    expect(exposed).toEqual(expect.arrayContaining(['X-Request-ID', 'Location', 'ETag', 'Retry-After', 'X-RateLimit-Limit', 'RateLimit-Policy', 'RateLimit']));
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'X-Request-ID',
+        'Location',
+        'ETag',
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'RateLimit-Policy',
+        'RateLimit',
+      ]),
+    );
     // Errors too: a page must be able to read a problem document.
     const refused = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { origin: ALLOWED } });
     expect([refused.statusCode, refused.headers['access-control-allow-origin']]).toEqual([401, ALLOWED]);

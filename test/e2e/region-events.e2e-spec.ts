@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
+
 import { Clock } from '../../src/common/clock/clock';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
 import { nastyString } from '../support/hostile-input';
@@ -43,17 +44,23 @@ const tick = () => {
   now = new Date(now.getTime() + 1000);
 };
 const call = (method: 'GET' | 'POST' | 'DELETE', url: string, key: string, requestId: string, payload?: object) =>
-  t.request({ method, url, headers: { 'x-api-key': key, 'x-request-id': requestId }, remoteAddress: CLIENT, ...(payload ? { payload } : {}) });
+  t.request({
+    method,
+    url,
+    headers: { 'x-api-key': key, 'x-request-id': requestId },
+    remoteAddress: CLIENT,
+    ...(payload ? { payload } : {}),
+  });
 const create = async (key: string, requestId = 'create') => {
   tick();
   const res = await call('POST', '/auth/region/api-keys', key, requestId, {});
   expect(res.statusCode).toBe(201);
-  return res.json() as { id: string; key: string; tokenPreview: string };
+  return res.json<{ id: string; key: string; tokenPreview: string }>();
 };
 const events = async (key: string, query = '') => {
   const res = await t.request({ method: 'GET', url: `/auth/region/events${query}`, headers: { 'x-api-key': key } });
   expect(res.statusCode).toBe(200);
-  return res.json() as { data: Event[]; meta: { limit: number; next: string | null } };
+  return res.json<{ data: Event[]; meta: { limit: number; next: string | null } }>();
 };
 /** Every event of the region, following the cursor to the end. */
 const allEvents = async (key: string, limit = 100) => {
@@ -72,14 +79,24 @@ describe('GET /auth/region/events', () => {
     const own = { type: 'api_key', apiKeyId: region.keyId, tokenPreview: expect.any(String) };
     const second = await create(region.key, 'req-create');
     tick();
-    const rolled = (await call('POST', `/auth/region/api-keys/${second.id}/roll`, region.key, 'req-roll', { revokeOldAfterSeconds: 60 })).json();
+    const rolled = (
+      await call('POST', `/auth/region/api-keys/${second.id}/roll`, region.key, 'req-roll', {
+        revokeOldAfterSeconds: 60,
+      })
+    ).json();
     tick();
     expect((await call('DELETE', `/auth/region/api-keys/${rolled.id}`, second.key, 'req-delete')).statusCode).toBe(204);
 
     const { data, meta } = await events(region.key);
     expect(meta).toEqual({ limit: 20, next: null });
     // The two events of the roll share its time; the new key's creation was written last.
-    expect(data.map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.created', 'api_key.rolled', 'api_key.created', 'region.created']);
+    expect(data.map((e) => e.type)).toEqual([
+      'api_key.revoked',
+      'api_key.created',
+      'api_key.rolled',
+      'api_key.created',
+      'region.created',
+    ]);
     const [revoked, , , created, regionCreated] = data;
     const rollPair = data.slice(1, 3);
 
@@ -98,7 +115,12 @@ describe('GET /auth/region/events', () => {
         type: 'api_key.created',
         occurredAt: '2026-11-22T10:00:02.000Z',
         actor: own,
-        apiKey: { id: rolled.id, tokenPreview: rolled.tokenPreview, permissions: ['region:read', 'keys:write'], allowedCidrs: null },
+        apiKey: {
+          id: rolled.id,
+          tokenPreview: rolled.tokenPreview,
+          permissions: ['region:read', 'keys:write'],
+          allowedCidrs: null,
+        },
         clientAddress: CLIENT,
         requestId: 'req-roll',
       },
@@ -107,18 +129,34 @@ describe('GET /auth/region/events', () => {
         type: 'api_key.rolled',
         occurredAt: '2026-11-22T10:00:02.000Z',
         actor: own,
-        apiKey: { id: second.id, tokenPreview: second.tokenPreview, revokesAt: '2026-11-22T10:01:02.000Z', permissions: ['region:read', 'keys:write'], allowedCidrs: null },
+        apiKey: {
+          id: second.id,
+          tokenPreview: second.tokenPreview,
+          revokesAt: '2026-11-22T10:01:02.000Z',
+          permissions: ['region:read', 'keys:write'],
+          allowedCidrs: null,
+        },
         clientAddress: CLIENT,
         requestId: 'req-roll',
       },
     ]);
-    expect(created).toMatchObject({ type: 'api_key.created', actor: own, apiKey: { id: second.id }, requestId: 'req-create' });
+    expect(created).toMatchObject({
+      type: 'api_key.created',
+      actor: own,
+      apiKey: { id: second.id },
+      requestId: 'req-create',
+    });
     expect(regionCreated).toEqual({
       id: expect.stringMatching(UUID),
       type: 'region.created',
       occurredAt: '2026-11-22T10:00:00.000Z',
       actor: { type: 'operator' },
-      apiKey: { id: region.keyId, tokenPreview: expect.any(String), permissions: ['region:read', 'keys:write'], allowedCidrs: null },
+      apiKey: {
+        id: region.keyId,
+        tokenPreview: expect.any(String),
+        permissions: ['region:read', 'keys:write'],
+        allowedCidrs: null,
+      },
       clientAddress: null,
       requestId: null,
     });
@@ -139,7 +177,9 @@ describe('GET /auth/region/events', () => {
     expect((await Promise.all(failures)).map((r) => r.statusCode)).toEqual([401, 404, 400, 400, 400]);
     expect((await call('DELETE', `/auth/region/api-keys/${second.id}`, second.key, 'ok')).statusCode).toBe(204);
     expect((await call('DELETE', `/auth/region/api-keys/${region.keyId}`, region.key, 'x')).statusCode).toBe(409);
-    expect(await call('POST', `/auth/region/api-keys/${region.keyId}/roll`, region.key, 'ok', { revokeOldAfterSeconds: 60 })).toHaveProperty('statusCode', 201);
+    expect(
+      await call('POST', `/auth/region/api-keys/${region.keyId}/roll`, region.key, 'ok', { revokeOldAfterSeconds: 60 }),
+    ).toHaveProperty('statusCode', 201);
     const rolledAgain = await call('POST', `/auth/region/api-keys/${region.keyId}/roll`, region.key, 'x', {});
     expect(rolledAgain.statusCode).toBe(409);
 
@@ -153,7 +193,7 @@ describe('GET /auth/region/events', () => {
     ]);
   });
 
-  it('shows only the caller\'s region', async () => {
+  it("shows only the caller's region", async () => {
     const other = await newRegion(t, 'Other region');
     await create(other.key);
     const mine = await allEvents(region.key);
@@ -171,7 +211,10 @@ describe('GET /auth/region/events', () => {
       apiKeyId: second.id,
       tokenPreview: second.tokenPreview,
     });
-    expect(trail.filter((e) => e.apiKey.id === second.id).map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.created']);
+    expect(trail.filter((e) => e.apiKey.id === second.id).map((e) => e.type)).toEqual([
+      'api_key.revoked',
+      'api_key.created',
+    ]);
   });
 
   it('pages with a cursor that stays stable while new events are added', async () => {
@@ -197,7 +240,10 @@ describe('GET /auth/region/events', () => {
 
   it('answers an empty last page with next null', async () => {
     const page = await events(region.key, '?limit=1');
-    expect(page).toEqual({ data: [expect.objectContaining({ type: 'region.created' })], meta: { limit: 1, next: null } });
+    expect(page).toEqual({
+      data: [expect.objectContaining({ type: 'region.created' })],
+      meta: { limit: 1, next: null },
+    });
   });
 
   it.each([
@@ -210,7 +256,11 @@ describe('GET /auth/region/events', () => {
     ['cursor', `?cursor=${'A'.repeat(201)}`],
     ['unexpected', '?unexpected=1'],
   ])('answers a bad %s (case %#) with a 400 problem naming it', async (field, query) => {
-    const res = await t.request({ method: 'GET', url: `/auth/region/events${query}`, headers: { 'x-api-key': region.key } });
+    const res = await t.request({
+      method: 'GET',
+      url: `/auth/region/events${query}`,
+      headers: { 'x-api-key': region.key },
+    });
     const body = expectProblem(res, 400, 'validation');
     expect(body.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
@@ -220,7 +270,11 @@ describe('GET /auth/region/events', () => {
     const firstLog = t.logs.length;
     // Every UTF-8 byte percent-encoded: encodeURIComponent refuses lone surrogates.
     const encoded = [...Buffer.from(cursor, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
-    const res = await t.request({ method: 'GET', url: `/auth/region/events?cursor=${encoded}`, headers: { 'x-api-key': key } });
+    const res = await t.request({
+      method: 'GET',
+      url: `/auth/region/events?cursor=${encoded}`,
+      headers: { 'x-api-key': key },
+    });
     const where = { cursor, status: res.statusCode, body: res.body.slice(0, 200) };
     expect({ ...where, status: res.statusCode }).toEqual({ ...where, status: 400 });
     expect(expectProblem(res, 400, 'validation').errors.map((e: { field: string }) => e.field)).toEqual(['cursor']);
@@ -230,27 +284,42 @@ describe('GET /auth/region/events', () => {
 
   it('answers cursors it did not hand out with a 400, never a 500, and logs no error', async () => {
     // The old format with an insertion number past PostgreSQL's bigint: once a 500 with a stack trace.
-    await expectCursorRefused(region.key, Buffer.from('2026-11-22T10:00:00.000Z 9999999999999999999').toString('base64url'));
+    await expectCursorRefused(
+      region.key,
+      Buffer.from('2026-11-22T10:00:00.000Z 9999999999999999999').toString('base64url'),
+    );
     const oldStyle = fc
       .tuple(fc.date({ noInvalidDate: true }), fc.bigInt({ min: 0n, max: 10n ** 25n }))
       .map(([time, seq]) => Buffer.from(`${time.toISOString()} ${seq}`).toString('base64url'));
     const bytes = fc.uint8Array({ minLength: 0, maxLength: 40 }).map((b) => Buffer.from(b).toString('base64url'));
     const eventIds = fc.uuid().map((id) => Buffer.from(id.replace(/-/g, ''), 'hex').toString('base64url'));
     await fc.assert(
-      fc.asyncProperty(fc.oneof(oldStyle, bytes, eventIds, nastyString.filter((c) => c !== '')), async (cursor) => {
-        await expectCursorRefused(region.key, cursor);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          oldStyle,
+          bytes,
+          eventIds,
+          nastyString.filter((c) => c !== ''),
+        ),
+        async (cursor) => {
+          await expectCursorRefused(region.key, cursor);
+        },
+      ),
       propertyRuns(150),
     );
   });
 
   it('gives cursors that show nothing of the service-wide insertion number', async () => {
     // Insertion numbers as long as they get, so that no digits of them can hide by chance.
-    await t.app.get(DataSource).query(`SELECT setval(pg_get_serial_sequence('region_events', 'seq'), 9000000000000000000)`);
+    await t.app
+      .get(DataSource)
+      .query(`SELECT setval(pg_get_serial_sequence('region_events', 'seq'), 9000000000000000000)`);
     let key = region.key;
     for (let i = 0; i < 3; i++) key = (await create(key)).key;
     const first = await events(key, '?limit=2');
-    const [{ seq }] = await t.app.get(DataSource).query('SELECT seq FROM region_events WHERE id = $1', [first.data[1].id]);
+    const [{ seq }] = await t.app
+      .get(DataSource)
+      .query('SELECT seq FROM region_events WHERE id = $1', [first.data[1].id]);
     expect(String(seq)).toMatch(/^9000000000000000\d{3}$/);
     const decoded = Buffer.from(first.meta.next!, 'base64url').toString('latin1');
     expect(decoded).not.toContain(String(seq).slice(-6));
@@ -292,21 +361,41 @@ describe('GET /auth/region/events', () => {
 describe('the events table', () => {
   it('is append-only: rows cannot be changed or removed', async () => {
     const db = t.app.get(DataSource);
-    await expect(db.query("UPDATE region_events SET request_id = 'forged' WHERE region_id = $1", [region.regionId])).rejects.toThrow(/append-only/);
-    await expect(db.query('DELETE FROM region_events WHERE region_id = $1', [region.regionId])).rejects.toThrow(/append-only/);
+    await expect(
+      db.query("UPDATE region_events SET request_id = 'forged' WHERE region_id = $1", [region.regionId]),
+    ).rejects.toThrow(/append-only/);
+    await expect(db.query('DELETE FROM region_events WHERE region_id = $1', [region.regionId])).rejects.toThrow(
+      /append-only/,
+    );
     expect(await allEvents(region.key)).toHaveLength(1);
   });
 
   it('has the region made at first start, by an operator', async () => {
     const { data } = await events(TEST_ENV.INITIAL_REGION_API_KEY);
     expect(data).toEqual([
-      expect.objectContaining({ type: 'region.created', actor: { type: 'operator' }, clientAddress: null, requestId: null }),
+      expect.objectContaining({
+        type: 'region.created',
+        actor: { type: 'operator' },
+        clientAddress: null,
+        requestId: null,
+      }),
     ]);
   });
 
   it('records operator changes without a client address or request id', async () => {
-    await t.app.get(RegionKeysService).createKey(region.regionId, { description: 'from the CLI' }, { actor: { type: 'operator' }, clientAddress: null, requestId: null });
+    await t.app
+      .get(RegionKeysService)
+      .createKey(
+        region.regionId,
+        { description: 'from the CLI' },
+        { actor: { type: 'operator' }, clientAddress: null, requestId: null },
+      );
     const [latest] = (await events(region.key, '?limit=1')).data;
-    expect(latest).toMatchObject({ type: 'api_key.created', actor: { type: 'operator' }, clientAddress: null, requestId: null });
+    expect(latest).toMatchObject({
+      type: 'api_key.created',
+      actor: { type: 'operator' },
+      clientAddress: null,
+      requestId: null,
+    });
   });
 });

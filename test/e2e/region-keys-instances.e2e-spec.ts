@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { Clock } from '../../src/common/clock/clock';
 import { createKey, newRegion, startTestApp, TestApp, type TwoApps, twoInstances } from '../support/test-app';
 import { createTestDatabase, usesPostgresServer } from '../support/test-database';
@@ -23,7 +24,8 @@ describeOnServer('two instances on one PostgreSQL', () => {
   });
   afterAll(async () => apps?.close());
 
-  const regionOf = (t: TestApp, key: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
+  const regionOf = (t: TestApp, key: string) =>
+    t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
 
   it('keeps exactly one key when all keys are deleted at once through both instances', async () => {
     const n = 30;
@@ -32,7 +34,11 @@ describeOnServer('two instances on one PostgreSQL', () => {
     for (let i = 1; i < n; i++) keys.push(await createKey(i % 2 ? a : b, r.key));
     const results = await Promise.all(
       keys.map(({ id, key }, i) =>
-        (i % 2 ? a : b).request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } }),
+        (i % 2 ? a : b).request({
+          method: 'DELETE',
+          url: `/auth/region/api-keys/${id}`,
+          headers: { 'x-api-key': key },
+        }),
       ),
     );
     const statuses = results.map((res) => res.statusCode);
@@ -55,7 +61,12 @@ describeOnServer('two instances on one PostgreSQL', () => {
     const del = (i: number, id: string, key: string) =>
       via(i).request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
     const roll = (i: number, id: string, key: string, revokeOldAfterSeconds: number) =>
-      via(i).request({ method: 'POST', url: `/auth/region/api-keys/${id}/roll`, headers: { 'x-api-key': key }, payload: { revokeOldAfterSeconds } });
+      via(i).request({
+        method: 'POST',
+        url: `/auth/region/api-keys/${id}/roll`,
+        headers: { 'x-api-key': key },
+        payload: { revokeOldAfterSeconds },
+      });
     // Half the keys are rolled: they keep working for an hour, their replacements for good.
     const scheduled = keys.slice(0, n / 2);
     const permanent = keys.slice(n / 2);
@@ -100,8 +111,10 @@ describeOnServer('two instances on one PostgreSQL', () => {
     );
     expect(count).toBeGreaterThanOrEqual(1);
     // Every change has its event: the region and its first key, the keys made before, two per roll, one per delete.
-    const changes = (n - 1) + 2 * (scheduled.length + rolled.length) + statuses.filter((s) => s === 204).length;
-    const [{ events }] = await db.query('SELECT count(*)::int AS events FROM region_events WHERE region_id = $1', [r.regionId]);
+    const changes = n - 1 + 2 * (scheduled.length + rolled.length) + statuses.filter((s) => s === 204).length;
+    const [{ events }] = await db.query('SELECT count(*)::int AS events FROM region_events WHERE region_id = $1', [
+      r.regionId,
+    ]);
     expect(events).toBe(1 + changes);
 
     // Once every scheduled revocation has passed, on both instances, a key still works.
@@ -127,7 +140,11 @@ describeOnServer('two instances on one PostgreSQL', () => {
     const r = await newRegion(a);
     const second = await createKey(a, r.key);
     expect((await regionOf(b, second.key)).statusCode).toBe(200);
-    const res = await a.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
+    const res = await a.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${second.id}`,
+      headers: { 'x-api-key': r.key },
+    });
     expect(res.statusCode).toBe(204);
     expect((await regionOf(b, second.key)).statusCode).toBe(401);
   });
@@ -141,7 +158,11 @@ describeOnServer('two instances on one PostgreSQL', () => {
     try {
       await blocker.query('BEGIN');
       await blocker.query('SELECT id FROM regions WHERE id = $1 FOR UPDATE', [r.regionId]);
-      const res = await impatient.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
+      const res = await impatient.request({
+        method: 'DELETE',
+        url: `/auth/region/api-keys/${second.id}`,
+        headers: { 'x-api-key': r.key },
+      });
       expect(res.statusCode).toBe(503);
       expect(res.headers['retry-after']).toBe('1');
       expect(res.json()).toMatchObject({ status: 503, type: '/problems/unavailable' });
@@ -150,7 +171,11 @@ describeOnServer('two instances on one PostgreSQL', () => {
       await blocker.end();
     }
     // Once the lock is gone the same request succeeds: nothing was lost.
-    const retry = await impatient.request({ method: 'DELETE', url: `/auth/region/api-keys/${second.id}`, headers: { 'x-api-key': r.key } });
+    const retry = await impatient.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${second.id}`,
+      headers: { 'x-api-key': r.key },
+    });
     expect(retry.statusCode).toBe(204);
     await impatient.close();
   });
@@ -159,7 +184,9 @@ describeOnServer('two instances on one PostgreSQL', () => {
     const fresh = await createTestDatabase();
     try {
       const [x, y] = await Promise.all([startTestApp({}, fresh), startTestApp({}, fresh)]);
-      const applied = await x.app.get(DataSource).query('SELECT name, count(*)::int AS n FROM migrations GROUP BY name');
+      const applied = await x.app
+        .get(DataSource)
+        .query('SELECT name, count(*)::int AS n FROM migrations GROUP BY name');
       expect(applied.length).toBe(x.app.get(DataSource).migrations.length);
       expect(applied.every((m: { n: number }) => m.n === 1)).toBe(true);
       // And one of them, not both, made the initial region.

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
+
 import { Clock } from '../../src/common/clock/clock';
 import type { Permission } from '../../src/region-keys/permissions';
 import { expectProblem } from '../support/problems';
@@ -66,7 +67,8 @@ type BatchOp = { instance: 0 | 1; actor: number } & (
 const ALL: Permission[] = ['region:read', 'keys:write'];
 const holds = (permissions: Permission[], permission: Permission) => permissions.includes(permission);
 /** What a create or roll grants: the permissions asked for, else the caller's own (stored in a fixed order). */
-const granted = (asked: Permission[] | undefined, actor: Permission[]) => ALL.filter((p) => (asked ?? actor).includes(p));
+const granted = (asked: Permission[] | undefined, actor: Permission[]) =>
+  ALL.filter((p) => (asked ?? actor).includes(p));
 
 const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
 
@@ -79,17 +81,28 @@ let testNow = Date.now();
 
 const pick = <T>(list: T[], index: number): T => list[index % list.length];
 
-const getRegion = (t: TestApp, key: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
+const getRegion = (t: TestApp, key: string) =>
+  t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
 const postKey = (t: TestApp, key: string, description?: string, permissions?: Permission[]) =>
   t.request({
     method: 'POST',
     url: '/auth/region/api-keys',
     headers: { 'x-api-key': key },
-    payload: { ...(description === undefined ? {} : { description }), ...(permissions === undefined ? {} : { permissions }) },
+    payload: {
+      ...(description === undefined ? {} : { description }),
+      ...(permissions === undefined ? {} : { permissions }),
+    },
   });
 const deleteKey = (t: TestApp, key: string, id: string) =>
   t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
-const rollKey = (t: TestApp, key: string, id: string, description?: string, revokeOldAfterSeconds?: number, permissions?: Permission[]) =>
+const rollKey = (
+  t: TestApp,
+  key: string,
+  id: string,
+  description?: string,
+  revokeOldAfterSeconds?: number,
+  permissions?: Permission[],
+) =>
   t.request({
     method: 'POST',
     url: `/auth/region/api-keys/${id}/roll`,
@@ -132,8 +145,20 @@ function targetId(m: KeyModel, target: Target): string {
 const describeTarget = (target: Target) => ('index' in target ? `${target.kind}#${target.index}` : target.kind);
 
 function expectCreated(body: Record<string, unknown>, description: string | null, permissions: Permission[]): KnownKey {
-  expect(body).toMatchObject({ description, revokesAt: null, permissions, key: expect.stringMatching(/^rk_[0-9A-Za-z]{49}$/) });
-  return { id: String(body.id), key: String(body.key), description, createdAt: String(body.createdAt), revokesAt: null, permissions };
+  expect(body).toMatchObject({
+    description,
+    revokesAt: null,
+    permissions,
+    key: expect.stringMatching(/^rk_[0-9A-Za-z]{49}$/),
+  });
+  return {
+    id: String(body.id),
+    key: String(body.key),
+    description,
+    createdAt: String(body.createdAt),
+    revokesAt: null,
+    permissions,
+  };
 }
 
 /**
@@ -199,16 +224,34 @@ async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
   ] as const) {
     if (key) expectProblem(await getRegion(t, key.key), 403, 'insufficient-permission');
   }
-  const viewers = readers.length === 0 ? [] : ([[r.instances[0], readers[0]], [r.instances[1], readers[readers.length - 1]]] as const);
+  const viewers =
+    readers.length === 0
+      ? []
+      : ([
+          [r.instances[0], readers[0]],
+          [r.instances[1], readers[readers.length - 1]],
+        ] as const);
   for (const [t, viewer] of viewers) {
     const res = await getRegion(t, viewer.key);
     expect(res.statusCode).toBe(200);
-    const region = res.json() as {
+    const region = res.json<{
       id: string;
-      apiKeys: { id: string; description: string | null; createdAt: string; revokesAt: string | null; permissions: Permission[] }[];
-    };
+      apiKeys: {
+        id: string;
+        description: string | null;
+        createdAt: string;
+        revokesAt: string | null;
+        permissions: Permission[];
+      }[];
+    }>();
     expect(region.id).toBe(r.regionId);
-    const listed = region.apiKeys.map(({ id, description, createdAt, revokesAt, permissions }) => ({ id, description, createdAt, revokesAt, permissions }));
+    const listed = region.apiKeys.map(({ id, description, createdAt, revokesAt, permissions }) => ({
+      id,
+      description,
+      createdAt,
+      revokesAt,
+      permissions,
+    }));
     expect([...listed].sort((x, y) => x.id.localeCompare(y.id))).toEqual(expected);
     expect(listed.some((k) => k.revokesAt === null && k.permissions.includes('keys:write'))).toBe(true);
     // Oldest first: keys made in one concurrent batch may share a millisecond, so this is
@@ -244,7 +287,13 @@ class CreateKey implements fc.AsyncCommand<KeyModel, Service> {
   async run(m: KeyModel, r: Service): Promise<void> {
     const actor = pick(m.live, this.actor);
     const res = await postKey(r.instances[this.instance], actor.key, this.description, this.permissions);
-    const op: BatchOp = { instance: this.instance, actor: this.actor, action: 'create', description: this.description, permissions: this.permissions };
+    const op: BatchOp = {
+      instance: this.instance,
+      actor: this.actor,
+      action: 'create',
+      description: this.description,
+      permissions: this.permissions,
+    };
     if (expectOutcome(m, op, actor, undefined, res) === '201') {
       m.live.push(expectCreated(res.json(), this.description ?? null, granted(this.permissions, actor.permissions)));
     }
@@ -266,9 +315,20 @@ class DeleteKey implements fc.AsyncCommand<KeyModel, Service> {
     const actor = pick(m.live, this.actor);
     const res = await deleteKey(r.instances[this.instance], actor.key, id);
     // Unknown, revoked, expired and other regions' keys get the same 404.
-    if (expectOutcome(m, { instance: this.instance, actor: this.actor, action: 'delete', target: this.target }, actor, id, res) === '204') {
+    if (
+      expectOutcome(
+        m,
+        { instance: this.instance, actor: this.actor, action: 'delete', target: this.target },
+        actor,
+        id,
+        res,
+      ) === '204'
+    ) {
       expect(res.body).toBe('');
-      const [revoked] = m.live.splice(m.live.findIndex((k) => k.id === id), 1);
+      const [revoked] = m.live.splice(
+        m.live.findIndex((k) => k.id === id),
+        1,
+      );
       m.revoked.push(revoked);
       await expectRefused(r.instances, [revoked]);
     }
@@ -292,10 +352,25 @@ class RollKey implements fc.AsyncCommand<KeyModel, Service> {
     const id = targetId(m, target);
     const by = pick(m.live, actor);
     const res = await rollKey(r.instances[instance], by.key, id, description, revokeOldAfterSeconds, permissions);
-    if (expectOutcome(m, { instance, actor, action: 'roll', target, description, revokeOldAfterSeconds, permissions }, by, id, res) === '201') {
+    if (
+      expectOutcome(
+        m,
+        { instance, actor, action: 'roll', target, description, revokeOldAfterSeconds, permissions },
+        by,
+        id,
+        res,
+      ) === '201'
+    ) {
       expect(res.headers['cache-control']).toBe('no-store');
       const old = m.live.find((k) => k.id === id)!;
-      const stopped = applyRoll(m, res, old, description, revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS, granted(permissions, by.permissions));
+      const stopped = applyRoll(
+        m,
+        res,
+        old,
+        description,
+        revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS,
+        granted(permissions, by.permissions),
+      );
       m.revoked.push(...stopped);
       await expectRefused(r.instances, stopped);
     }
@@ -355,7 +430,8 @@ interface ResolvedOp {
 /** The region's working keys as the rules see them: id, when it stops (null: never), whether it holds keys:write. */
 type KeyState = Map<string, { revokesAt: number | null; manager: boolean }>;
 
-const stateOf = (live: KnownKey[]): KeyState => new Map(live.map((k) => [k.id, { revokesAt: k.revokesAt, manager: holds(k.permissions, 'keys:write') }]));
+const stateOf = (live: KnownKey[]): KeyState =>
+  new Map(live.map((k) => [k.id, { revokesAt: k.revokesAt, manager: holds(k.permissions, 'keys:write') }]));
 
 /** A request as the rules see it: what it asks, on which key, and what its caller's key holds. */
 interface RuleInput {
@@ -425,7 +501,11 @@ function expectOutcome(m: KeyModel, op: BatchOp, actor: KnownKey, targetId: stri
 function explainBatch(live: KnownKey[], ops: ResolvedOp[], outcomes: string[], now: number): boolean {
   const revokedHere = new Set(
     ops
-      .filter((o, i) => (o.op.action === 'delete' && outcomes[i] === '204') || (o.op.action === 'roll' && o.op.revokeOldAfterSeconds === 0 && outcomes[i] === '201'))
+      .filter(
+        (o, i) =>
+          (o.op.action === 'delete' && outcomes[i] === '204') ||
+          (o.op.action === 'roll' && o.op.revokeOldAfterSeconds === 0 && outcomes[i] === '201'),
+      )
       .map((o) => o.targetId),
   );
   const refused = (i: number) => outcomes[i] === '401 unauthenticated';
@@ -435,7 +515,13 @@ function explainBatch(live: KnownKey[], ops: ResolvedOp[], outcomes: string[], n
     left.length === 0 ||
     left.some((i) => {
       const [outcome, next] = step(keys, { ...ops[i], actorPermissions: ops[i].actor.permissions }, i, now);
-      return outcome === outcomes[i] && search(next, left.filter((j) => j !== i));
+      return (
+        outcome === outcomes[i] &&
+        search(
+          next,
+          left.filter((j) => j !== i),
+        )
+      );
     });
   return search(stateOf(live), pending);
 }
@@ -464,7 +550,9 @@ class ConcurrentBatch implements fc.AsyncCommand<KeyModel, Service> {
     const responses = await Promise.all(resolved.map((o) => sendOp(r.instances[o.op.instance], o)));
     const outcomes = responses.map(outcomeOf);
     if (!explainBatch(m.live, resolved, outcomes, m.now)) {
-      throw new Error(`no one-at-a-time order of the batch gives ${JSON.stringify(outcomes)} from ${JSON.stringify([...stateOf(m.live).values()])}`);
+      throw new Error(
+        `no one-at-a-time order of the batch gives ${JSON.stringify(outcomes)} from ${JSON.stringify([...stateOf(m.live).values()])}`,
+      );
     }
     const revoked: KnownKey[] = [];
     resolved.forEach(({ op, actor, targetId }, i) => {
@@ -515,14 +603,28 @@ const target: fc.Arbitrary<Target> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'other-region' as const }), weight: 1 },
 );
 // Omitted: the caller's own. Read-only and write-only keys come from these.
-const permissions = fc.option(fc.constantFrom<Permission[]>(['region:read'], ['keys:write'], ['region:read', 'keys:write']), { nil: undefined });
+const permissions = fc.option(
+  fc.constantFrom<Permission[]>(['region:read'], ['keys:write'], ['region:read', 'keys:write']),
+  { nil: undefined },
+);
 // Omitted: the default, a day.
 const revokeOldAfterSeconds = fc.option(fc.constantFrom(0, 1, 5, 60), { nil: undefined });
 const batchOp: fc.Arbitrary<BatchOp> = fc.oneof(
-  fc.record({ instance, actor: index, action: fc.constant('create' as const), description, permissions }, { requiredKeys: ['instance', 'actor', 'action'] }),
+  fc.record(
+    { instance, actor: index, action: fc.constant('create' as const), description, permissions },
+    { requiredKeys: ['instance', 'actor', 'action'] },
+  ),
   fc.record({ instance, actor: index, action: fc.constant('delete' as const), target }),
   fc.record(
-    { instance, actor: index, action: fc.constant('roll' as const), target, description, revokeOldAfterSeconds, permissions },
+    {
+      instance,
+      actor: index,
+      action: fc.constant('roll' as const),
+      target,
+      description,
+      revokeOldAfterSeconds,
+      permissions,
+    },
     { requiredKeys: ['instance', 'actor', 'action', 'target'] },
   ),
 );
@@ -533,11 +635,17 @@ const commands = fc.commands<KeyModel, Service, false>(
     fc.tuple(instance, index, target).map(([i, actor, t]) => new DeleteKey(i, actor, t)),
     // Deletes of permanent keys again, more often: they are where the last-key rule decides.
     fc.tuple(instance, index, permanentTarget).map(([i, actor, t]) => new DeleteKey(i, actor, t)),
-    fc.tuple(instance, index, target, description, revokeOldAfterSeconds, permissions).map(([i, actor, t, d, s, p]) => new RollKey(i, actor, t, d, s, p)),
+    fc
+      .tuple(instance, index, target, description, revokeOldAfterSeconds, permissions)
+      .map(([i, actor, t, d, s, p]) => new RollKey(i, actor, t, d, s, p)),
     // Rolls of a permanent manager into a key that cannot manage: refused when it is the last.
-    fc.tuple(instance, index, permanentTarget, revokeOldAfterSeconds).map(([i, actor, t, s]) => new RollKey(i, actor, t, undefined, s, ['region:read'])),
+    fc
+      .tuple(instance, index, permanentTarget, revokeOldAfterSeconds)
+      .map(([i, actor, t, s]) => new RollKey(i, actor, t, undefined, s, ['region:read'])),
     fc.constantFrom(1, 5, 61, DEFAULT_REVOKE_OLD_AFTER_SECONDS + 1).map((s) => new AdvanceTime(s)),
-    fc.tuple(instance, fc.constantFrom<'live' | 'revoked'>('live', 'revoked'), index).map(([i, w, k]) => new Authenticate(i, w, k)),
+    fc
+      .tuple(instance, fc.constantFrom<'live' | 'revoked'>('live', 'revoked'), index)
+      .map(([i, w, k]) => new Authenticate(i, w, k)),
     fc.array(batchOp, { minLength: 2, maxLength: 6 }).map((ops) => new ConcurrentBatch(ops)),
   ],
   { maxCommands: 30, size: 'max' },
@@ -565,14 +673,25 @@ describeOnServer('region key life cycle against a model, two instances on one Po
           const first = (await getRegion(b, r.key)).json().apiKeys[0];
           const model: KeyModel = {
             now: testNow,
-            live: [{ id: r.keyId, key: r.key, description: 'first key', createdAt: first.createdAt, revokesAt: null, permissions: ALL }],
+            live: [
+              {
+                id: r.keyId,
+                key: r.key,
+                description: 'first key',
+                createdAt: first.createdAt,
+                revokesAt: null,
+                permissions: ALL,
+              },
+            ],
             revoked: [],
           };
           return { model, real: { instances: [a, b] as [TestApp, TestApp], regionId: r.regionId } };
         };
         await fc.asyncModelRun(setup, cmds);
         // Requests to another region's key never touched it.
-        expect((await getRegion(b, otherRegion.key)).json().apiKeys.map((k: { id: string }) => k.id)).toEqual([otherRegion.keyId]);
+        expect((await getRegion(b, otherRegion.key)).json().apiKeys.map((k: { id: string }) => k.id)).toEqual([
+          otherRegion.keyId,
+        ]);
       }),
       propertyRuns(25),
     );

@@ -1,10 +1,11 @@
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
+
 import { SecurityCounters } from '../../src/common/metrics/security-counters';
 import { generateApiKey, hashApiKey, previewApiKey } from '../../src/region-keys/api-key-codec';
 import { KeyPermissionsAndAllowlists1764100000000 } from '../../src/region-keys/migrations/1764100000000-key-permissions-and-allowlists';
-import { expectProblem } from '../support/problems';
 import { migrateFromOldSchema } from '../support/migrations';
+import { expectProblem } from '../support/problems';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 
 type Reply = Awaited<ReturnType<TestApp['request']>>;
@@ -17,7 +18,8 @@ afterAll(async () => t.close());
 
 const post = (key: string, url: string, payload: object = {}, extra: { remoteAddress?: string } = {}) =>
   t.request({ method: 'POST', url, headers: { 'x-api-key': key }, payload, ...extra });
-const create = (key: string, payload: object = {}, remoteAddress?: string) => post(key, '/auth/region/api-keys', payload, { remoteAddress });
+const create = (key: string, payload: object = {}, remoteAddress?: string) =>
+  post(key, '/auth/region/api-keys', payload, { remoteAddress });
 const me = (key: string, remoteAddress?: string, headers: Record<string, string> = {}) =>
   t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key, ...headers }, remoteAddress });
 
@@ -30,13 +32,22 @@ async function keyWith(region: RegionFixture, payload: object): Promise<{ id: st
 
 const ROUTES: [string, 'region:read' | 'keys:write', (key: string, target: string) => Promise<Reply>][] = [
   ['GET /auth/regions/me', 'region:read', (key) => me(key)],
-  ['GET /auth/region/events', 'region:read', (key) => t.request({ method: 'GET', url: '/auth/region/events', headers: { 'x-api-key': key } })],
+  [
+    'GET /auth/region/events',
+    'region:read',
+    (key) => t.request({ method: 'GET', url: '/auth/region/events', headers: { 'x-api-key': key } }),
+  ],
   ['POST /auth/region/api-keys', 'keys:write', (key) => create(key, {})],
-  ['POST /auth/region/api-keys/:id/roll', 'keys:write', (key, target) => post(key, `/auth/region/api-keys/${target}/roll`)],
+  [
+    'POST /auth/region/api-keys/:id/roll',
+    'keys:write',
+    (key, target) => post(key, `/auth/region/api-keys/${target}/roll`),
+  ],
   [
     'DELETE /auth/region/api-keys/:id',
     'keys:write',
-    (key, target) => t.request({ method: 'DELETE', url: `/auth/region/api-keys/${target}`, headers: { 'x-api-key': key } }),
+    (key, target) =>
+      t.request({ method: 'DELETE', url: `/auth/region/api-keys/${target}`, headers: { 'x-api-key': key } }),
   ],
 ];
 
@@ -63,7 +74,9 @@ describe('permissions', () => {
       const target = await keyWith(region, {});
       // The refused key did authenticate, so its lastUsedAt may move; nothing else may.
       const keys = async () =>
-        (await me(region.key)).json().apiKeys.map(({ id, revokesAt, permissions }: Record<string, unknown>) => ({ id, revokesAt, permissions }));
+        (await me(region.key))
+          .json()
+          .apiKeys.map(({ id, revokesAt, permissions }: Record<string, unknown>) => ({ id, revokesAt, permissions }));
       const before = await keys();
       const body = expectProblem(await send(lacking.key, target.id), 403, 'insufficient-permission');
       expect(body.detail).toContain(needed);
@@ -83,21 +96,34 @@ describe('permissions', () => {
   it('is checked after authentication: a revoked key gets 401, not 403', async () => {
     const region = await newRegion(t);
     const writer = await keyWith(region, { permissions: ['keys:write'] });
-    await t.request({ method: 'DELETE', url: `/auth/region/api-keys/${writer.id}`, headers: { 'x-api-key': region.key } });
+    await t.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${writer.id}`,
+      headers: { 'x-api-key': region.key },
+    });
     expectProblem(await me(writer.key), 401, 'unauthenticated');
   });
 
   it.each([
     ['create', (key: string) => create(key, { permissions: ['region:read', 'keys:write'] })],
-    ['roll', (key: string, id: string) => post(key, `/auth/region/api-keys/${id}/roll`, { permissions: ['keys:write', 'region:read'] })],
-  ])('refuses to %s a key with more permissions than the caller holds (403), and issues nothing', async (_label, send) => {
-    const region = await newRegion(t);
-    const writer = await keyWith(region, { permissions: ['keys:write'] });
-    const body = expectProblem(await send(writer.key, writer.id), 403, 'insufficient-permission');
-    expect(body.detail).toContain('region:read');
-    const [{ count }] = await t.app.get(DataSource).query('SELECT count(*)::int AS count FROM api_keys WHERE region_id = $1', [region.regionId]);
-    expect(count).toBe(2);
-  });
+    [
+      'roll',
+      (key: string, id: string) =>
+        post(key, `/auth/region/api-keys/${id}/roll`, { permissions: ['keys:write', 'region:read'] }),
+    ],
+  ])(
+    'refuses to %s a key with more permissions than the caller holds (403), and issues nothing',
+    async (_label, send) => {
+      const region = await newRegion(t);
+      const writer = await keyWith(region, { permissions: ['keys:write'] });
+      const body = expectProblem(await send(writer.key, writer.id), 403, 'insufficient-permission');
+      expect(body.detail).toContain('region:read');
+      const [{ count }] = await t.app
+        .get(DataSource)
+        .query('SELECT count(*)::int AS count FROM api_keys WHERE region_id = $1', [region.regionId]);
+      expect(count).toBe(2);
+    },
+  );
 
   it('lets a key grant fewer permissions than it holds, on create and on roll', async () => {
     const region = await newRegion(t);
@@ -123,7 +149,8 @@ describe('the last-key rule counts permanent keys holding keys:write', () => {
   it('refuses to delete the only managing key while a read-only key remains (409), and allows it once another manager exists', async () => {
     const region = await newRegion(t);
     await keyWith(region, { permissions: ['region:read'] });
-    const del = (id: string) => t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': region.key } });
+    const del = (id: string) =>
+      t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': region.key } });
     expectProblem(await del(region.keyId), 409, 'last-api-key');
     await keyWith(region, { permissions: ['keys:write'] });
     expect((await del(region.keyId)).statusCode).toBe(204);
@@ -132,16 +159,26 @@ describe('the last-key rule counts permanent keys holding keys:write', () => {
   it('lets a read-only key be deleted whatever else the region holds', async () => {
     const region = await newRegion(t);
     const reader = await keyWith(region, { permissions: ['region:read'] });
-    const res = await t.request({ method: 'DELETE', url: `/auth/region/api-keys/${reader.id}`, headers: { 'x-api-key': region.key } });
+    const res = await t.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${reader.id}`,
+      headers: { 'x-api-key': region.key },
+    });
     expect(res.statusCode).toBe(204);
   });
 
-  it.each([0, 60])('refuses to roll the only managing key into a read-only one (revoke after %is) with 409', async (revokeOldAfterSeconds) => {
-    const region = await newRegion(t);
-    const res = await post(region.key, `/auth/region/api-keys/${region.keyId}/roll`, { permissions: ['region:read'], revokeOldAfterSeconds });
-    expectProblem(res, 409, 'last-api-key');
-    expect((await me(region.key)).json().apiKeys).toHaveLength(1);
-  });
+  it.each([0, 60])(
+    'refuses to roll the only managing key into a read-only one (revoke after %is) with 409',
+    async (revokeOldAfterSeconds) => {
+      const region = await newRegion(t);
+      const res = await post(region.key, `/auth/region/api-keys/${region.keyId}/roll`, {
+        permissions: ['region:read'],
+        revokeOldAfterSeconds,
+      });
+      expectProblem(res, 409, 'last-api-key');
+      expect((await me(region.key)).json().apiKeys).toHaveLength(1);
+    },
+  );
 });
 
 describe('address allowlists', () => {
@@ -151,13 +188,16 @@ describe('address allowlists', () => {
     ['an IPv6 network', ['2001:db8:1::/48'], '2001:db8:1:ffff::9', '2001:db8:2::1'],
     ['an IPv4 network, for an IPv4-mapped IPv6 client', ['192.0.2.0/24'], '::ffff:192.0.2.9', '::ffff:192.0.3.9'],
     ['IPv4 and IPv6 networks together', ['198.51.100.0/24', '2001:db8::/32'], '2001:db8::1', '203.0.113.1'],
-  ])('with %s, accepts a listed client and refuses another with 403 address-not-allowed', async (_label, allowedCidrs, inside, outside) => {
-    const region = await newRegion(t);
-    const limited = await keyWith(region, { allowedCidrs });
-    expect((await me(limited.key, inside)).statusCode).toBe(200);
-    const refused = expectProblem(await me(limited.key, outside), 403, 'address-not-allowed');
-    expect(refused.detail).not.toContain(allowedCidrs[0]);
-  });
+  ])(
+    'with %s, accepts a listed client and refuses another with 403 address-not-allowed',
+    async (_label, allowedCidrs, inside, outside) => {
+      const region = await newRegion(t);
+      const limited = await keyWith(region, { allowedCidrs });
+      expect((await me(limited.key, inside)).statusCode).toBe(200);
+      const refused = expectProblem(await me(limited.key, outside), 403, 'address-not-allowed');
+      expect(refused.detail).not.toContain(allowedCidrs[0]);
+    },
+  );
 
   it('counts a refusal as an address_not_allowed authentication, and does not move lastUsedAt', async () => {
     const region = await newRegion(t);
@@ -173,14 +213,12 @@ describe('address allowlists', () => {
     expect(row.last_used_at).toBeNull();
   });
 
-  it('stores CIDRs in canonical form, and a roll keeps the old key\'s allowlist unless given another (null clears it)', async () => {
+  it("stores CIDRs in canonical form, and a roll keeps the old key's allowlist unless given another (null clears it)", async () => {
     const region = await newRegion(t);
     const limited = await keyWith(region, { allowedCidrs: ['2001:DB8:0:0::/64', '10.0.0.0/8', '192.0.2.1'] });
-    expect((await me(region.key)).json().apiKeys.find((k: { id: string }) => k.id === limited.id).allowedCidrs).toEqual([
-      '2001:db8::/64',
-      '10.0.0.0/8',
-      '192.0.2.1/32',
-    ]);
+    expect((await me(region.key)).json().apiKeys.find((k: { id: string }) => k.id === limited.id).allowedCidrs).toEqual(
+      ['2001:db8::/64', '10.0.0.0/8', '192.0.2.1/32'],
+    );
     const kept = await post(region.key, `/auth/region/api-keys/${limited.id}/roll`, {});
     expect(kept.json().allowedCidrs).toEqual(['2001:db8::/64', '10.0.0.0/8', '192.0.2.1/32']);
     const cleared = await post(region.key, `/auth/region/api-keys/${kept.json().id}/roll`, { allowedCidrs: null });
@@ -211,7 +249,7 @@ describe('address allowlists behind a proxy (TRUST_PROXY=1)', () => {
   });
   afterAll(async () => proxied.close());
 
-  it('goes by the address the proxy forwards, not by the proxy\'s, nor by entries the client forged', async () => {
+  it("goes by the address the proxy forwards, not by the proxy's, nor by entries the client forged", async () => {
     const region = await newRegion(proxied);
     const made = await proxied.request({
       method: 'POST',
@@ -221,7 +259,12 @@ describe('address allowlists behind a proxy (TRUST_PROXY=1)', () => {
     });
     const { key } = made.json();
     const via = (forwardedFor: string) =>
-      proxied.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key, 'x-forwarded-for': forwardedFor }, remoteAddress: '10.0.0.2' });
+      proxied.request({
+        method: 'GET',
+        url: '/auth/regions/me',
+        headers: { 'x-api-key': key, 'x-forwarded-for': forwardedFor },
+        remoteAddress: '10.0.0.2',
+      });
     expect((await via('203.0.113.40')).statusCode).toBe(200);
     expect((await via('2001:db8::40')).statusCode).toBe(200);
     // The proxy appends the client it saw; what the client wrote before that is not trusted.
@@ -234,15 +277,28 @@ describe('events record what was granted', () => {
   it('on region.created, api_key.created and api_key.rolled; not on api_key.revoked', async () => {
     const region = await newRegion(t);
     const limited = await keyWith(region, { permissions: ['region:read'], allowedCidrs: ['192.0.2.0/24'] });
-    const rolled = (await post(region.key, `/auth/region/api-keys/${limited.id}/roll`, { permissions: ['keys:write'], revokeOldAfterSeconds: 60 })).json();
-    await t.request({ method: 'DELETE', url: `/auth/region/api-keys/${limited.id}`, headers: { 'x-api-key': region.key } });
-    const { data } = (await t.request({ method: 'GET', url: '/auth/region/events', headers: { 'x-api-key': region.key } })).json();
-    const summary = data.map((e: { type: string; apiKey: { id: string; permissions?: string[]; allowedCidrs?: string[] | null } }) => ({
-      type: e.type,
-      id: e.apiKey.id,
-      permissions: e.apiKey.permissions,
-      allowedCidrs: e.apiKey.allowedCidrs,
-    }));
+    const rolled = (
+      await post(region.key, `/auth/region/api-keys/${limited.id}/roll`, {
+        permissions: ['keys:write'],
+        revokeOldAfterSeconds: 60,
+      })
+    ).json();
+    await t.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${limited.id}`,
+      headers: { 'x-api-key': region.key },
+    });
+    const { data } = (
+      await t.request({ method: 'GET', url: '/auth/region/events', headers: { 'x-api-key': region.key } })
+    ).json();
+    const summary = data.map(
+      (e: { type: string; apiKey: { id: string; permissions?: string[]; allowedCidrs?: string[] | null } }) => ({
+        type: e.type,
+        id: e.apiKey.id,
+        permissions: e.apiKey.permissions,
+        allowedCidrs: e.apiKey.allowedCidrs,
+      }),
+    );
     expect(summary).toEqual([
       { type: 'api_key.revoked', id: limited.id, permissions: undefined, allowedCidrs: undefined },
       { type: 'api_key.created', id: rolled.id, permissions: ['keys:write'], allowedCidrs: ['192.0.2.0/24'] },
@@ -280,10 +336,10 @@ describe('migration KeyPermissionsAndAllowlists1764100000000', () => {
     expect((await create(oldKey.key, { description: 'by the old key' })).statusCode).toBe(201);
     // The backfill default is gone: an insert that names no permissions fails instead of granting all.
     await expect(
-      dataSource.query(`INSERT INTO api_keys (id, region_id, token_hash, token_preview) VALUES (gen_random_uuid(), $1, $2, 'x')`, [
-        region.regionId,
-        'f'.repeat(64),
-      ]),
+      dataSource.query(
+        `INSERT INTO api_keys (id, region_id, token_hash, token_preview) VALUES (gen_random_uuid(), $1, $2, 'x')`,
+        [region.regionId, 'f'.repeat(64)],
+      ),
     ).rejects.toThrow(/permissions/);
   });
 });

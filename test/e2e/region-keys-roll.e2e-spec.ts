@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
+
 import { Clock } from '../../src/common/clock/clock';
 import { expectProblem } from '../support/problems';
 import { createKey, newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
@@ -38,9 +39,12 @@ const roll = (key: string, id: string, payload?: unknown) =>
     ...(payload === undefined ? {} : { payload: payload as string }),
   });
 const getRegion = (key: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
-const del = (key: string, id: string) => t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
+const del = (key: string, id: string) =>
+  t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
 const listedKeys = async (key: string) =>
-  (await getRegion(key)).json().apiKeys.map((k: { id: string; revokesAt: string | null }) => ({ id: k.id, revokesAt: k.revokesAt }));
+  (await getRegion(key))
+    .json()
+    .apiKeys.map((k: { id: string; revokesAt: string | null }) => ({ id: k.id, revokesAt: k.revokesAt }));
 
 describe('POST /auth/region/api-keys/:id/roll', () => {
   it('creates a new key, shown once, and keeps the old one working for a day by default', async () => {
@@ -71,7 +75,9 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
   });
 
   it('takes a new description, or none', async () => {
-    const described = (await roll(region.key, region.keyId, { description: '  Nightly export  ', revokeOldAfterSeconds: 60 })).json();
+    const described = (
+      await roll(region.key, region.keyId, { description: '  Nightly export  ', revokeOldAfterSeconds: 60 })
+    ).json();
     expect(described.description).toBe('Nightly export');
     const none = (await roll(described.key, described.id, { description: null })).json();
     expect(none.description).toBeNull();
@@ -121,15 +127,19 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
     expect((await roll(region.key, region.keyId, { revokeOldAfterSeconds: 0 })).statusCode).toBe(201);
   });
 
-  it('answers like DELETE for ids: 400 for a non-UUID, 404 for unknown, revoked and other regions\' keys', async () => {
-    expect(expectProblem(await roll(region.key, 'abc'), 400).errors).toEqual([{ field: 'id', message: 'id must be a UUID' }]);
+  it("answers like DELETE for ids: 400 for a non-UUID, 404 for unknown, revoked and other regions' keys", async () => {
+    expect(expectProblem(await roll(region.key, 'abc'), 400).errors).toEqual([
+      { field: 'id', message: 'id must be a UUID' },
+    ]);
     const other = await newRegion(t, 'Other region');
     const revoked = await createKey(t, region.key);
     expect((await del(region.key, revoked.id)).statusCode).toBe(204);
     for (const id of ['00000000-0000-4000-8000-000000000000', revoked.id, other.keyId]) {
       expectProblem(await roll(region.key, id), 404, 'not-found');
     }
-    expect((await getRegion(other.key)).json().apiKeys).toEqual([expect.objectContaining({ id: other.keyId, revokesAt: null })]);
+    expect((await getRegion(other.key)).json().apiKeys).toEqual([
+      expect.objectContaining({ id: other.keyId, revokesAt: null }),
+    ]);
   });
 
   it.each([

@@ -1,7 +1,9 @@
-import { jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { jest } from '@jest/globals';
+
 import { freePort, startProcess } from '../support/processes';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 
@@ -55,7 +57,10 @@ it('writes the counts still in memory when stopped with SIGTERM', async () => {
     first.server.child.kill('SIGTERM');
   }
   const exitCode = await first.server.exited;
-  expect({ exitCode, log: exitCode === 0 ? '' : first.server.stdout().slice(-3000) + first.server.stderr() }).toEqual({ exitCode: 0, log: '' });
+  expect({ exitCode, log: exitCode === 0 ? '' : first.server.stdout().slice(-3000) + first.server.stderr() }).toEqual({
+    exitCode: 0,
+    log: '',
+  });
   expect(first.server.stdout()).not.toMatch(/could not be written before shutdown/);
 
   const again = await startServer(env);

@@ -1,16 +1,26 @@
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
+
 import { Clock } from '../../src/common/clock/clock';
-import { KeyUsageCounter } from '../../src/region-keys/key-usage/key-usage-counter';
 import { KeyUsageRepository } from '../../src/region-keys/key-usage/key-usage.repository';
+import { KeyUsageCounter } from '../../src/region-keys/key-usage/key-usage-counter';
 import { expectProblem } from '../support/problems';
-import { createKey, newRegion, RegionFixture, startTestApp, TestApp, type TwoApps, twoInstances } from '../support/test-app';
+import {
+  createKey,
+  newRegion,
+  RegionFixture,
+  startTestApp,
+  TestApp,
+  type TwoApps,
+  twoInstances,
+} from '../support/test-app';
 import { usesPostgresServer } from '../support/test-database';
 
 const DAY_MS = 86_400_000;
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
-const me = (t: TestApp, key: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
+const me = (t: TestApp, key: string) =>
+  t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
 const usage = (t: TestApp, key: string, id: string, query = '') =>
   t.request({ method: 'GET', url: `/auth/region/api-keys/${id}/usage${query}`, headers: { 'x-api-key': key } });
 
@@ -81,7 +91,7 @@ describe('per-key usage', () => {
     expect(usageWrites(again.statements)).toEqual([]);
   });
 
-  it('lists every UTC day of the window oldest first, days without requests as 0, with this instance\'s pending counts', async () => {
+  it("lists every UTC day of the window oldest first, days without requests as 0, with this instance's pending counts", async () => {
     const now = new Date('2030-03-10T12:00:00.000Z');
     const at = (time: Date) => jest.spyOn(clock, 'now').mockReturnValue(time);
     at(new Date(now.getTime() - 2 * DAY_MS));
@@ -121,7 +131,7 @@ describe('per-key usage', () => {
       payload: { revokeOldAfterSeconds: 3 * 86400 },
     });
     expect(rolled.statusCode).toBe(201);
-    const replacement = rolled.json() as { id: string; key: string };
+    const replacement = rolled.json<{ id: string; key: string }>();
     await me(t, region.key);
     at('2030-04-02T10:00:00.000Z');
     for (let i = 0; i < 4; i++) await me(t, replacement.key);
@@ -143,7 +153,15 @@ describe('per-key usage', () => {
   it('keeps answering for a revoked key of the region', async () => {
     const other = await createKey(t, region.key);
     await me(t, other.key);
-    expect((await t.request({ method: 'DELETE', url: `/auth/region/api-keys/${other.id}`, headers: { 'x-api-key': region.key } })).statusCode).toBe(204);
+    expect(
+      (
+        await t.request({
+          method: 'DELETE',
+          url: `/auth/region/api-keys/${other.id}`,
+          headers: { 'x-api-key': region.key },
+        })
+      ).statusCode,
+    ).toBe(204);
     const res = await usage(t, region.key, other.id, '?days=1');
     expect(res.statusCode).toBe(200);
     // Its own request, and the creation and deletion were made with the region's first key.
@@ -178,7 +196,9 @@ describe('per-key usage', () => {
     const firstLog = t.logs.length;
     jest.spyOn(repository, 'addCounts').mockRejectedValueOnce(new Error('connection terminated unexpectedly'));
     await t.app.get(KeyUsageCounter).flush();
-    expect(t.logs.slice(firstLog).join('\n')).toMatch(/Could not write the usage of \d+ API key-days; kept for the next try/);
+    expect(t.logs.slice(firstLog).join('\n')).toMatch(
+      /Could not write the usage of \d+ API key-days; kept for the next try/,
+    );
     expect(await storedRows(t, region.keyId)).toEqual([]);
     await me(t, region.key);
     await t.app.get(KeyUsageCounter).flush();
@@ -236,7 +256,7 @@ describeOnServer('per-key usage on two instances', () => {
   });
   afterAll(async () => apps?.close());
 
-  it('adds both instances\' counts, each flushing in one statement', async () => {
+  it("adds both instances' counts, each flushing in one statement", async () => {
     const region = await newRegion(a);
     const other = await createKey(b, region.key);
     await a.app.get(KeyUsageCounter).flush();

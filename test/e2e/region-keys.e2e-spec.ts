@@ -1,9 +1,10 @@
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
+
 import { generateApiKey } from '../../src/region-keys/api-key-codec';
 import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
-import { createKey, newRegion, RegionFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 import { expectProblem } from '../support/problems';
+import { createKey, newRegion, RegionFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -31,9 +32,8 @@ const post = (key: string, payload?: unknown, headers: Record<string, string> = 
 const del = (key: string, id: string) =>
   t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
 
-
 describe('GET /auth/regions/me', () => {
-  it('returns the caller\'s region with its active keys, oldest first, and no secrets', async () => {
+  it("returns the caller's region with its active keys, oldest first, and no secrets", async () => {
     const second = await createKey(t, region.key, 'second');
     const third = await createKey(t, region.key, 'third');
     const res = await getRegion(region.key);
@@ -51,7 +51,17 @@ describe('GET /auth/regions/me', () => {
       ],
     });
     for (const key of body.apiKeys) {
-      expect(Object.keys(key).sort()).toEqual(['allowedCidrs', 'createdAt', 'description', 'id', 'lastUsedAt', 'permissions', 'revokesAt', 'tokenPreview', 'updatedAt']);
+      expect(Object.keys(key).sort()).toEqual([
+        'allowedCidrs',
+        'createdAt',
+        'description',
+        'id',
+        'lastUsedAt',
+        'permissions',
+        'revokesAt',
+        'tokenPreview',
+        'updatedAt',
+      ]);
       expect(key.createdAt).toMatch(ISO);
     }
     expect(res.body).not.toContain(second.key);
@@ -167,7 +177,11 @@ describe('POST /auth/region/api-keys', () => {
     ['an empty object', {}],
     ['a null description', { description: null }],
   ])('accepts %s as "no description"', async (_label, payload) => {
-    const res = await post(region.key, payload === undefined ? undefined : JSON.stringify(payload), payload === undefined ? {} : { 'content-type': 'application/json' });
+    const res = await post(
+      region.key,
+      payload === undefined ? undefined : JSON.stringify(payload),
+      payload === undefined ? {} : { 'content-type': 'application/json' },
+    );
     expect(res.statusCode).toBe(201);
     expect(res.json().description).toBeNull();
   });
@@ -191,7 +205,9 @@ describe('POST /auth/region/api-keys', () => {
   ])('refuses %s with 400 naming the field', async (_label, payload, field) => {
     const res = await post(region.key, payload);
     const body = expectProblem(res, 400);
-    expect(body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, message: expect.any(String) })]));
+    expect(body.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field, message: expect.any(String) })]),
+    );
   });
 
   it.each([
@@ -203,21 +219,28 @@ describe('POST /auth/region/api-keys', () => {
     expect(body.errors).toEqual([{ field: 'body', message: expect.any(String) }]);
   });
 
-  it.each([['an array', '[]'], ['a string', '"x"'], ['null', 'null'], ['a number', '7']])(
-    'refuses %s as the body with 400',
-    async (_label, raw) => {
-      const res = await post(region.key, raw, { 'content-type': 'application/json' });
-      expect(expectProblem(res, 400).errors).toEqual([{ field: 'body', message: 'The body must be a JSON object' }]);
-    },
-  );
+  it.each([
+    ['an array', '[]'],
+    ['a string', '"x"'],
+    ['null', 'null'],
+    ['a number', '7'],
+  ])('refuses %s as the body with 400', async (_label, raw) => {
+    const res = await post(region.key, raw, { 'content-type': 'application/json' });
+    expect(expectProblem(res, 400).errors).toEqual([{ field: 'body', message: 'The body must be a JSON object' }]);
+  });
 
   it('refuses a body over 64 KiB with 413', async () => {
-    const res = await post(region.key, JSON.stringify({ description: 'x'.repeat(70 * 1024) }), { 'content-type': 'application/json' });
+    const res = await post(region.key, JSON.stringify({ description: 'x'.repeat(70 * 1024) }), {
+      'content-type': 'application/json',
+    });
     expectProblem(res, 413);
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    expectProblem(await post(region.key, 'description=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415);
+    expectProblem(
+      await post(region.key, 'description=x', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+    );
     expectProblem(await post(region.key, 'x', { 'content-type': 'text/plain' }), 415);
   });
 
@@ -247,7 +270,7 @@ describe('DELETE /auth/region/api-keys/:id', () => {
     expect(row.revoked_at).toBeInstanceOf(Date);
   });
 
-  it('refuses to delete the region\'s only key, which keeps working', async () => {
+  it("refuses to delete the region's only key, which keeps working", async () => {
     const body = expectProblem(await del(region.key, region.keyId), 409, 'last-api-key');
     expect(body.detail).toMatch(/at least one/);
     expect((await getRegion(region.key)).statusCode).toBe(200);
@@ -298,7 +321,7 @@ describe('DELETE /auth/region/api-keys/:id', () => {
     }
   });
 
-  it('answers the same 404 for an unknown, a revoked and another region\'s key', async () => {
+  it("answers the same 404 for an unknown, a revoked and another region's key", async () => {
     await createKey(t, region.key);
     const revoked = await createKey(t, region.key);
     expect((await del(region.key, revoked.id)).statusCode).toBe(204);
@@ -358,13 +381,19 @@ describe('the last-key rule under concurrency', () => {
       const keys = [{ id: r.keyId, key: r.key }];
       for (let i = 1; i < n; i++) keys.push(await createKey(local, r.key));
       const results = await Promise.all(
-        keys.map(({ id, key }) => local.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } })),
+        keys.map(({ id, key }) =>
+          local.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } }),
+        ),
       );
       const statuses = results.map((res) => res.statusCode).sort();
       expect(statuses.filter((s) => s === 204)).toHaveLength(n - 1);
       expect(statuses.filter((s) => s === 409)).toHaveLength(1);
       const survivor = keys[results.findIndex((res) => res.statusCode === 409)];
-      const regionRes = await local.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': survivor.key } });
+      const regionRes = await local.request({
+        method: 'GET',
+        url: '/auth/regions/me',
+        headers: { 'x-api-key': survivor.key },
+      });
       expect(regionRes.statusCode).toBe(200);
       expect(regionRes.json().apiKeys.map((k: { id: string }) => k.id)).toEqual([survivor.id]);
     } finally {

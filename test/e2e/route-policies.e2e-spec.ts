@@ -1,7 +1,4 @@
-import { RequestMethod } from '@nestjs/common';
-import { ModulesContainer, Reflector } from '@nestjs/core';
-import { AUTH_POLICY } from '../../src/common/auth/auth-policy';
-import { requiredPermissionOf } from '../../src/region-keys/region-key-auth.decorator';
+import { appRoutes, type OpenApiDocument, openApiPath } from '../support/routes';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -36,26 +33,9 @@ const EXPECTED: Record<string, string> = {
 };
 
 function routeTable(t: TestApp): Record<string, string | undefined> {
-  const reflector = t.app.get(Reflector);
-  const table: Record<string, string | undefined> = {};
-  for (const module of t.app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: unknown[]) => object) | undefined;
-      if (!controller) continue;
-      const base = String(Reflect.getMetadata('path', controller) ?? '').replace(/^\/|\/$/g, '');
-      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-        const handler = controller.prototype[name];
-        if (typeof handler !== 'function' || Reflect.getMetadata('method', handler) === undefined) continue;
-        const verb = RequestMethod[Reflect.getMetadata('method', handler) as number];
-        const sub = String(Reflect.getMetadata('path', handler) ?? '').replace(/^\/|\/$/g, '');
-        const path = `/${[base, sub].filter(Boolean).join('/')}`;
-        const policy = reflector.getAllAndOverride<string>(AUTH_POLICY, [handler, controller]);
-        const permission = requiredPermissionOf(handler);
-        table[`${verb} ${path}`] = permission ? `${policy} ${permission}` : policy;
-      }
-    }
-  }
-  return table;
+  return Object.fromEntries(
+    appRoutes(t.app).map((r) => [r.key, r.permission ? `${r.policy} ${r.permission}` : r.policy]),
+  );
 }
 
 let t: TestApp;
@@ -66,4 +46,14 @@ afterAll(async () => t.close());
 
 it('lists every route with its auth policy', () => {
   expect(routeTable(t)).toEqual(EXPECTED);
+});
+
+// The soak (bench/soak.mjs) reads the routes from the served document: it must hold them all.
+it('documents every route in the OpenAPI document, and no other', async () => {
+  const document = (await t.request({ method: 'GET', url: '/docs-json' })).json<OpenApiDocument>();
+  const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+  const routes = appRoutes(t.app).map((r) => `${r.method} ${openApiPath(r.path)}`);
+  expect(documented.sort()).toEqual(routes.sort());
 });

@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
+
 import type { Response } from 'light-my-request';
+
 import { generateApiKey } from '../../src/region-keys/api-key-codec';
 import { createKey, newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 import { newUser } from '../support/users';
@@ -19,7 +21,12 @@ let sandboxRegion: RegionFixture;
 
 beforeAll(async () => {
   // One JWT_SECRET for both, as a careless operator might set it: tokens must still not cross.
-  const shared = { CORS_ORIGINS: ORIGIN, PUBLIC_BASE_URL, SANDBOX_BASE_URL, JWT_SECRET: 'one-secret-for-both-environments-0123456789' };
+  const shared = {
+    CORS_ORIGINS: ORIGIN,
+    PUBLIC_BASE_URL,
+    SANDBOX_BASE_URL,
+    JWT_SECRET: 'one-secret-for-both-environments-0123456789',
+  };
   [live, sandbox] = await Promise.all([
     startTestApp(shared),
     // Unset, as an operator's sandbox has it: the sandbox seeds its samples on any database.
@@ -31,7 +38,8 @@ afterAll(async () => {
   await Promise.all([live?.close(), sandbox?.close()]);
 });
 
-const me = (t: TestApp, key: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
+const me = (t: TestApp, key: string) =>
+  t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
 
 describe('keys say their environment', () => {
   it('issues rk_test_ keys in the sandbox and rk_ keys in live, each accepted where it was issued', async () => {
@@ -88,7 +96,8 @@ describe('user tokens say their environment', () => {
     let liveUser = await newUser(live);
     while (liveUser.id < sandboxUser.id) liveUser = await newUser(live);
     expect(liveUser.id).toBe(sandboxUser.id);
-    const meWith = (t: TestApp, bearer: string) => t.request({ method: 'GET', url: '/me', headers: { authorization: bearer } });
+    const meWith = (t: TestApp, bearer: string) =>
+      t.request({ method: 'GET', url: '/me', headers: { authorization: bearer } });
     expect((await meWith(live, liveUser.bearer)).statusCode).toBe(200);
     expect((await meWith(sandbox, sandboxUser.bearer)).statusCode).toBe(200);
     expect((await meWith(live, sandboxUser.bearer)).statusCode).toBe(401);
@@ -104,12 +113,28 @@ describe('X-API-Environment', () => {
           ['200', { method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } }],
           ['401', { method: 'GET', url: '/auth/regions/me' }],
           ['404', { method: 'GET', url: '/no/such/route' }],
-          ['400 malformed JSON', { method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{"description": ' }],
+          [
+            '400 malformed JSON',
+            {
+              method: 'POST',
+              url: '/auth/region/api-keys',
+              headers: { 'x-api-key': key, 'content-type': 'application/json' },
+              payload: '{"description": ',
+            },
+          ],
           ['probe', { method: 'GET', url: '/health/live' }],
           ['docs', { method: 'GET', url: '/docs-json' }],
           [
             'preflight',
-            { method: 'OPTIONS', url: '/auth/regions/me', headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } },
+            {
+              method: 'OPTIONS',
+              url: '/auth/regions/me',
+              headers: {
+                origin: ORIGIN,
+                'access-control-request-method': 'GET',
+                'access-control-request-headers': 'x-api-key',
+              },
+            },
           ],
         ] as const
       ).map(async ([label, options]) => [label, await t.app.inject(options)] as [string, Response]),
@@ -146,7 +171,10 @@ describe('X-API-Environment', () => {
   it('marks the answers written before the request reaches the router: a malformed URL, and what the HTTP parser refuses', async () => {
     const badUrl = (t: TestApp) => t.app.inject({ method: 'GET', url: '/planets/%E0%A4%A' });
     expect((await badUrl(sandbox)).json().detail).toMatch(/^The URL is malformed/);
-    expect([(await badUrl(sandbox)).statusCode, (await badUrl(sandbox)).headers['x-api-environment']]).toEqual([400, 'sandbox']);
+    expect([(await badUrl(sandbox)).statusCode, (await badUrl(sandbox)).headers['x-api-environment']]).toEqual([
+      400,
+      'sandbox',
+    ]);
     expect((await badUrl(live)).headers['x-api-environment']).toBeUndefined();
 
     const rawAnswer = async (t: TestApp): Promise<string> => {
@@ -180,7 +208,9 @@ describe('the documentation', () => {
 
     const livePage = await live.app.inject({ method: 'GET', url: '/docs' });
     expect(livePage.body).not.toContain('(sandbox)');
-    expect((await live.request({ method: 'GET', url: '/docs-json' })).json().info.description).not.toMatch(/^> \*\*Sandbox/);
+    expect((await live.request({ method: 'GET', url: '/docs-json' })).json().info.description).not.toMatch(
+      /^> \*\*Sandbox/,
+    );
   });
 
   it('lists both base URLs in servers, the environment that serves the document first', async () => {
@@ -198,7 +228,9 @@ describe('the documentation', () => {
 
 describe('sample data', () => {
   it('the sandbox starts with the sample planets, on the embedded database and on PostgreSQL alike', async () => {
-    const planets = (await sandbox.request({ method: 'GET', url: '/planets?limit=100' })).json().data as { name: string }[];
+    const planets = (await sandbox.request({ method: 'GET', url: '/planets?limit=100' })).json().data as {
+      name: string;
+    }[];
     expect(planets.map((p) => p.name)).toEqual(['Mars', 'Earth', 'Jupiter', 'Neptune', 'Pluto', 'HD 40307g']);
     // The live instance beside it was started with SEED_SAMPLE_DATA=false (the tests' default).
     expect((await live.request({ method: 'GET', url: '/planets' })).json().data).toEqual([]);

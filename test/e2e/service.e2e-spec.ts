@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+
 import { DataSource } from 'typeorm';
+
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 
 let t: TestApp;
@@ -66,7 +68,11 @@ describe('every response', () => {
     const region = await newRegion(t);
     await t.request({ method: 'GET', url: `/auth/regions/${region.key}` });
     await t.request({ method: 'GET', url: `/planets/${region.key}` });
-    await t.request({ method: 'DELETE', url: `/auth/region/api-keys/${region.key}`, headers: { 'x-api-key': region.key } });
+    await t.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${region.key}`,
+      headers: { 'x-api-key': region.key },
+    });
     const echoed = await t.request({ method: 'GET', url: '/planets', headers: { 'x-request-id': region.key } });
     expect(echoed.headers['x-request-id']).not.toContain(region.key);
     expect(echoed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -96,7 +102,11 @@ describe('requests that are not valid HTTP', () => {
     ['a garbage request line', 'GARBAGE\r\n\r\n', 400],
     ['a non-numeric Content-Length', 'POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
     ['a space in the path', 'GET /he alth HTTP/1.1\r\nHost: x\r\n\r\n', 400],
-    ['headers over the size limit', `GET /me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20000)}\r\n\r\n`, 431],
+    [
+      'headers over the size limit',
+      `GET /me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20000)}\r\n\r\n`,
+      431,
+    ],
   ])('answers %s with a problem document', async (_label, request, status) => {
     const response = await raw(request);
     const [head, body] = response.split('\r\n\r\n');
@@ -128,13 +138,21 @@ describe('unknown routes and methods', () => {
     ['POST', '/me', 'GET, HEAD'],
     ['DELETE', '/planets', 'GET, HEAD, POST'],
     ['GET', '/auth/region/api-keys/0b1f0e3c-8f3e-4f7e-9d55-3a3f1a2b4c5d/roll', 'POST'],
-  ])('answers %s %s (a known path, wrong method) with a 405 problem whose Allow lists the methods it has', async (method, url, allow) => {
-    const res = await t.request({ method: method as 'GET', url, headers: { 'x-api-key': 'x' } });
-    expect(res.statusCode).toBe(405);
-    expect(res.headers.allow).toBe(allow);
-    expect(res.json()).toMatchObject({ status: 405, type: '/problems/method-not-allowed', title: 'Method not allowed', instance: url });
-    expect(res.json().detail).toBe(`${method} is not allowed on ${url}; allowed: ${allow}.`);
-  });
+  ])(
+    'answers %s %s (a known path, wrong method) with a 405 problem whose Allow lists the methods it has',
+    async (method, url, allow) => {
+      const res = await t.request({ method: method, url, headers: { 'x-api-key': 'x' } });
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe(allow);
+      expect(res.json()).toMatchObject({
+        status: 405,
+        type: '/problems/method-not-allowed',
+        title: 'Method not allowed',
+        instance: url,
+      });
+      expect(res.json().detail).toBe(`${method} is not allowed on ${url}; allowed: ${allow}.`);
+    },
+  );
 
   it('answers 405 before reading what a wrong-method request sends: a body that is not JSON or too large', async () => {
     const json = { 'content-type': 'application/json' };
@@ -160,15 +178,18 @@ describe('unknown routes and methods', () => {
     expect(res.headers.allow).toBe('GET, HEAD, POST');
   });
 
-  it.each([['GET', '/planets/1/moons'], ['PATCH', '/nowhere'], ['POST', '/auth'], ['GET', '/Planets'], ['GET', '/planets/']])(
-    'still answers %s %s (no such path under any method) with a 404',
-    async (method, url) => {
-      const res = await t.request({ method: method as 'GET', url });
-      expect(res.statusCode).toBe(404);
-      expect(res.headers.allow).toBeUndefined();
-      expect(res.json()).toMatchObject({ status: 404, type: '/problems/not-found' });
-    },
-  );
+  it.each([
+    ['GET', '/planets/1/moons'],
+    ['PATCH', '/nowhere'],
+    ['POST', '/auth'],
+    ['GET', '/Planets'],
+    ['GET', '/planets/'],
+  ])('still answers %s %s (no such path under any method) with a 404', async (method, url) => {
+    const res = await t.request({ method: method, url });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers.allow).toBeUndefined();
+    expect(res.json()).toMatchObject({ status: 404, type: '/problems/not-found' });
+  });
 });
 
 describe('GET /health', () => {
@@ -191,7 +212,9 @@ describe('database schema', () => {
     // Found by a glob in each feature's folder; applied in the order of their timestamps.
     const found = dataSource.migrations.map((m) => m.name!);
     const byTimestamp = (a: string, b: string) => Number(/\d{13}$/.exec(a)) - Number(/\d{13}$/.exec(b));
-    expect(found).toEqual(expect.arrayContaining(['RegionKeys1763800000000', 'Users1763800001000', 'CelestialBodies1763800002000']));
+    expect(found).toEqual(
+      expect.arrayContaining(['RegionKeys1763800000000', 'Users1763800001000', 'CelestialBodies1763800002000']),
+    );
     expect(applied.map((m: { name: string }) => m.name)).toEqual([...found].sort(byTimestamp));
   });
 });
@@ -217,7 +240,13 @@ describe('OpenAPI document', () => {
     expect(init.body).toMatch(/"persistAuthorization":\s*true/);
     // The embedded document's only server is relative: "Try it out" calls the host that served the page.
     expect(init.body).toMatch(/"servers":\s*\[\s*\{\s*"url":\s*"\/"\s*\}\s*\]/);
-    for (const url of ['/docs', '/docs/swagger-ui-init.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs-json']) {
+    for (const url of [
+      '/docs',
+      '/docs/swagger-ui-init.js',
+      '/docs/swagger-ui-bundle.js',
+      '/docs/swagger-ui.css',
+      '/docs-json',
+    ]) {
       const res = await t.request({ method: 'GET', url });
       expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
       expect(res.headers['x-content-type-options']).toBe('nosniff');

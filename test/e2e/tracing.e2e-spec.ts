@@ -2,9 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { jest } from '@jest/globals';
-import { dropRedisKeys, REDIS_URL, uniqueRedisPrefix } from '../support/redis';
+
 import { freePort, startProcess } from '../support/processes';
+import { dropRedisKeys, REDIS_URL, uniqueRedisPrefix } from '../support/redis';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
@@ -43,8 +45,11 @@ async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; server
     req.on('end', () => {
       if (req.url === '/v1/traces') {
         for (const rs of JSON.parse(body).resourceSpans ?? []) {
-          const resource = Object.fromEntries((rs.resource?.attributes ?? []).map((a: OtlpSpan['attributes'][0]) => [a.key, Object.values(a.value)[0]]));
-          for (const ss of rs.scopeSpans ?? []) for (const span of ss.spans ?? []) spans.push({ attributes: [], ...span, resource });
+          const resource = Object.fromEntries(
+            (rs.resource?.attributes ?? []).map((a: OtlpSpan['attributes'][0]) => [a.key, Object.values(a.value)[0]]),
+          );
+          for (const ss of rs.scopeSpans ?? [])
+            for (const span of ss.spans ?? []) spans.push({ attributes: [], ...span, resource });
         }
       }
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
@@ -58,7 +63,11 @@ async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; server
 /** Whether `span` is `ancestor` or descends from it, following parent ids within its trace. */
 function descendsFrom(span: OtlpSpan, ancestor: OtlpSpan, all: OtlpSpan[]): boolean {
   const byId = new Map(all.filter((s) => s.traceId === span.traceId).map((s) => [s.spanId, s]));
-  for (let current: OtlpSpan | undefined = span; current; current = current.parentSpanId ? byId.get(current.parentSpanId) : undefined) {
+  for (
+    let current: OtlpSpan | undefined = span;
+    current;
+    current = current.parentSpanId ? byId.get(current.parentSpanId) : undefined
+  ) {
     if (current.spanId === ancestor.spanId && current.traceId === ancestor.traceId) return true;
   }
   return false;
@@ -112,7 +121,9 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     });
     try {
       await server.waitFor(/Server listening/);
-      const me = await fetch(`http://127.0.0.1:${port}/auth/regions/me`, { headers: { 'x-api-key': KEY, 'x-request-id': 'trace-test-me' } });
+      const me = await fetch(`http://127.0.0.1:${port}/auth/regions/me`, {
+        headers: { 'x-api-key': KEY, 'x-request-id': 'trace-test-me' },
+      });
       expect(me.status).toBe(200);
       const signUp = await fetch(`http://127.0.0.1:${port}/user/signup`, {
         method: 'POST',
@@ -137,19 +148,26 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       expect(me.headers.get('x-request-id')).toBe('trace-test-me');
       expect(meSpan.resource['service.name']).toBe('region-keys-api');
       expect(attribute(meSpan, 'http.route')).toBe('/auth/regions/me');
-      const meQueries = spans.filter((s) => attribute(s, 'db.system.name') === 'postgresql' || attribute(s, 'db.system') === 'postgresql');
+      const meQueries = spans.filter(
+        (s) => attribute(s, 'db.system.name') === 'postgresql' || attribute(s, 'db.system') === 'postgresql',
+      );
       expect(meQueries.filter((s) => descendsFrom(s, meSpan, spans)).length).toBeGreaterThanOrEqual(1);
 
       const signUpSpan = serverSpanOf(signUpRequestId!);
       const under = spans.filter((s) => s !== signUpSpan && descendsFrom(s, signUpSpan, spans));
-      expect(under.some((s) => /postgresql/.test(String(attribute(s, 'db.system.name') ?? attribute(s, 'db.system'))))).toBe(true);
-      expect(under.some((s) => /redis/.test(String(attribute(s, 'db.system.name') ?? attribute(s, 'db.system'))))).toBe(true);
+      expect(
+        under.some((s) => /postgresql/.test(String(attribute(s, 'db.system.name') ?? attribute(s, 'db.system')))),
+      ).toBe(true);
+      expect(under.some((s) => /redis/.test(String(attribute(s, 'db.system.name') ?? attribute(s, 'db.system'))))).toBe(
+        true,
+      );
       // Parameter values stay out of spans: the email was one.
       expect(JSON.stringify(spans)).not.toContain('traced@example.com');
 
       // What the test without the endpoint checks is absent is here with it.
       const loaded = loadedModulesAtExit(loadedFile);
-      for (const name of ['@opentelemetry/sdk-node', '@opentelemetry/instrumentation-pg', '@fastify/otel']) expect(loaded.some((f) => f.includes(`/node_modules/${name}/`))).toBe(true);
+      for (const name of ['@opentelemetry/sdk-node', '@opentelemetry/instrumentation-pg', '@fastify/otel'])
+        expect(loaded.some((f) => f.includes(`/node_modules/${name}/`))).toBe(true);
     } finally {
       if (server.child.exitCode === null) server.child.kill('SIGKILL');
       receiver.server.close();

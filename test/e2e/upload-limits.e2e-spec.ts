@@ -1,8 +1,9 @@
 import { connect } from 'node:net';
-import { UploadSlots, UPLOADS_PER_USER } from '../../src/celestial-bodies/upload-slots';
+
+import { UPLOADS_PER_USER, UploadSlots } from '../../src/celestial-bodies/upload-slots';
+import { expectProblem } from '../support/problems';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { newUser, type UserFixture } from '../support/users';
-import { expectProblem } from '../support/problems';
 import { createPlanet, fixture, multipart } from './planets-support';
 
 // Uploads cost memory while they are stored (UPLOAD_CONCURRENCY at once) and a socket while
@@ -23,7 +24,10 @@ let alice: UserFixture;
 let port: number;
 
 beforeAll(async () => {
-  t = await startTestApp({ UPLOAD_CONCURRENCY: String(UPLOAD_CONCURRENCY), UPLOAD_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) });
+  t = await startTestApp({
+    UPLOAD_CONCURRENCY: String(UPLOAD_CONCURRENCY),
+    UPLOAD_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
+  });
   alice = await newUser(t);
   await t.app.listen(0, '127.0.0.1');
   port = (t.app.getHttpServer().address() as { port: number }).port;
@@ -42,7 +46,12 @@ interface RawAnswer {
 function parseAnswer(text: string): RawAnswer {
   const [head, ...rest] = text.split('\r\n\r\n');
   const [statusLine, ...headerLines] = head.split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
   return { text, status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
 }
 
@@ -102,7 +111,12 @@ function rawUpload(user: UserFixture, planetId: number, { stall = false } = {}):
 
 const quickUpload = (user: UserFixture, planetId: number) => {
   const form = multipart([{ name: 'image', filename: 'mars.png', type: 'image/png', content: PNG }]);
-  return t.request({ method: 'POST', url: `/planets/${planetId}/image`, headers: { ...form.headers, authorization: user.basic }, payload: form.payload });
+  return t.request({
+    method: 'POST',
+    url: `/planets/${planetId}/image`,
+    headers: { ...form.headers, authorization: user.basic },
+    payload: form.payload,
+  });
 };
 
 /** Until the server is reading `count` uploads (their handlers run; the bodies arrive). */
@@ -195,9 +209,16 @@ it('refuses an upload that has arrived while UPLOAD_CONCURRENCY uploads are bein
 
 it('gives the slots back when an upload is refused (not an image)', async () => {
   const planet = (await createPlanet(t, alice)).id;
-  const notAnImage = multipart([{ name: 'image', filename: 'x.png', type: 'image/png', content: fixture('not-an-image.txt') }]);
+  const notAnImage = multipart([
+    { name: 'image', filename: 'x.png', type: 'image/png', content: fixture('not-an-image.txt') },
+  ]);
   for (let i = 0; i < 4; i++) {
-    const res = await t.request({ method: 'POST', url: `/planets/${planet}/image`, headers: { ...notAnImage.headers, authorization: alice.basic }, payload: notAnImage.payload });
+    const res = await t.request({
+      method: 'POST',
+      url: `/planets/${planet}/image`,
+      headers: { ...notAnImage.headers, authorization: alice.basic },
+      payload: notAnImage.payload,
+    });
     expectProblem(res, 400);
   }
   expect(t.app.get(UploadSlots).uploading).toBe(0);

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { PasswordHasher } from '../../src/users/password-hasher';
+
 import { UsersEmailCanonical1764000001000 } from '../../src/users/migrations/1764000001000-users-email-canonical';
+import { PasswordHasher } from '../../src/users/password-hasher';
 import { address, INVISIBLES, variantOf, withInserted } from '../support/email-forms';
 import { migrateFromOldSchema } from '../support/migrations';
 import { expectProblem } from '../support/problems';
@@ -19,8 +21,10 @@ afterAll(async () => t.close());
 
 /** A fresh local part, so that each test has addresses of its own. */
 const fresh = (local: string) => `${local}${randomBytes(4).toString('hex')}`;
-const signUp = (email: string, password = 'password-1') => t.request({ method: 'POST', url: '/user/signup', payload: { email, password } });
-const token = (email: string, password: string) => t.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
+const signUp = (email: string, password = 'password-1') =>
+  t.request({ method: 'POST', url: '/user/signup', payload: { email, password } });
+const token = (email: string, password: string) =>
+  t.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
 const me = (authorization: string) => t.request({ method: 'GET', url: '/me', headers: { authorization } });
 
 describe('POST /user/signup, look-alike addresses', () => {
@@ -29,9 +33,18 @@ describe('POST /user/signup, look-alike addresses', () => {
     ['NFD, then NFC', (l: string) => [`jose\u0301${l}@example.com`, `jos\u00e9${l}@example.com`]],
     ['plain, then a fullwidth letter', (l: string) => [`bob${l}@example.com`, `\uff42ob${l}@example.com`]],
     ['plain, then a fullwidth domain', (l: string) => [`bob${l}@example.com`, `bob${l}@\uff45\uff58ample.com`]],
-    ['an IDNA ASCII domain, then the Unicode one', (l: string) => [`ann${l}@xn--bcher-kva.com`, `ann${l}@b\u00fccher.com`]],
-    ['a Unicode domain, then the IDNA ASCII one', (l: string) => [`ann${l}@b\u00fccher.com`, `ann${l}@XN--BCHER-KVA.COM`]],
-    ['lower case, then upper case with a decomposed domain', (l: string) => [`ann${l}@b\u00fccher.com`, `ANN${l.toUpperCase()}@BU\u0308CHER.COM`]],
+    [
+      'an IDNA ASCII domain, then the Unicode one',
+      (l: string) => [`ann${l}@xn--bcher-kva.com`, `ann${l}@b\u00fccher.com`],
+    ],
+    [
+      'a Unicode domain, then the IDNA ASCII one',
+      (l: string) => [`ann${l}@b\u00fccher.com`, `ann${l}@XN--BCHER-KVA.COM`],
+    ],
+    [
+      'lower case, then upper case with a decomposed domain',
+      (l: string) => [`ann${l}@b\u00fccher.com`, `ANN${l.toUpperCase()}@BU\u0308CHER.COM`],
+    ],
   ])('answers 409 to the second of %s', async (_label, pair) => {
     const [first, second] = pair(fresh('-'));
     expect((await signUp(first)).statusCode).toBe(201);
@@ -49,7 +62,9 @@ describe('POST /user/signup, look-alike addresses', () => {
     const email = `${local}${fresh('')}@example.com`;
     const body = expectProblem(await signUp(email), 400, 'validation');
     expect(body.errors).toEqual([{ field: 'email', message: expect.stringContaining('invisible characters') }]);
-    const [{ count }] = await t.app.get(DataSource).query('SELECT count(*)::int AS count FROM users WHERE email LIKE $1', [`%${email.slice(-20)}`]);
+    const [{ count }] = await t.app
+      .get(DataSource)
+      .query('SELECT count(*)::int AS count FROM users WHERE email LIKE $1', [`%${email.slice(-20)}`]);
     expect(count).toBe(0);
   });
 
@@ -59,16 +74,23 @@ describe('POST /user/signup, look-alike addresses', () => {
     ['a domain label sent in IDNA ASCII form', (l: string) => `cat${l}@xn--examle-lrf.com`],
   ])('refuses a Cyrillic letter among Latin ones in %s with 400 naming email', async (_label, email) => {
     const body = expectProblem(await signUp(email(fresh('-'))), 400, 'validation');
-    expect(body.errors).toEqual([{ field: 'email', message: expect.stringContaining('must not mix Latin, Cyrillic or Greek') }]);
+    expect(body.errors).toEqual([
+      { field: 'email', message: expect.stringContaining('must not mix Latin, Cyrillic or Greek') },
+    ]);
   });
 
   it('stores the address to show (local part as written, Unicode domain) and its canonical form', async () => {
     const local = fresh('Jose\u0301-');
     const res = await signUp(` ${local}@XN--BCHER-KVA.com `);
     expect(res.statusCode).toBe(201);
-    const [row] = await t.app.get(DataSource).query('SELECT email, email_canonical FROM users WHERE id = $1', [res.json().id]);
+    const [row] = await t.app
+      .get(DataSource)
+      .query('SELECT email, email_canonical FROM users WHERE id = $1', [res.json().id]);
     const written = local.normalize('NFC');
-    expect(row).toEqual({ email: `${written}@b\u00fccher.com`, email_canonical: `${written.toLowerCase()}@xn--bcher-kva.com` });
+    expect(row).toEqual({
+      email: `${written}@b\u00fccher.com`,
+      email_canonical: `${written.toLowerCase()}@xn--bcher-kva.com`,
+    });
   });
 
   it('gives one 201 to any number of spellings of an address, the others 409 or (with an invisible character) 400, never a 500', async () => {
@@ -78,10 +100,16 @@ describe('POST /user/signup, look-alike addresses', () => {
         address.chain((email) =>
           fc.tuple(
             fc.constant(email),
-            fc.array(fc.oneof(variantOf(email), variantOf(email).chain((v) => withInserted(v.trim(), fc.constantFrom(...INVISIBLES)))), {
-              minLength: 1,
-              maxLength: 4,
-            }),
+            fc.array(
+              fc.oneof(
+                variantOf(email),
+                variantOf(email).chain((v) => withInserted(v.trim(), fc.constantFrom(...INVISIBLES))),
+              ),
+              {
+                minLength: 1,
+                maxLength: 4,
+              },
+            ),
           ),
         ),
         async ([email, variants]) => {
@@ -92,7 +120,8 @@ describe('POST /user/signup, look-alike addresses', () => {
           for (const variant of variants) {
             const res = await signUp(prefix + variant.trimStart());
             expect([400, 409]).toContain(res.statusCode);
-            if (res.statusCode === 400) expect(res.json().errors).toEqual([{ field: 'email', message: expect.any(String) }]);
+            if (res.statusCode === 400)
+              expect(res.json().errors).toEqual([{ field: 'email', message: expect.any(String) }]);
           }
         },
       ),
@@ -132,7 +161,11 @@ describe('sign-in with another spelling of the address', () => {
   it('accepts each spelling as Basic credentials on GET /me', async () => {
     for (const [label, email] of spellings()) {
       const res = await me(basicHeader(email, password));
-      expect({ label, status: res.statusCode, body: res.json() }).toEqual({ label, status: 200, body: { id, name: null } });
+      expect({ label, status: res.statusCode, body: res.json() }).toEqual({
+        label,
+        status: 200,
+        body: { id, name: null },
+      });
     }
   });
 
@@ -154,7 +187,10 @@ describe('migration UsersEmailCanonical1764000001000', () => {
     // Rows as the code before the migration kept them (trimmed, lower-cased).
     await migrateFromOldSchema(dataSource, migration, async (q) => {
       const insert = async (key: string, email: string, createdAt: string) => {
-        const [{ id }] = await q.query(`INSERT INTO users (email, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id`, [email, hash, createdAt]);
+        const [{ id }] = await q.query(
+          `INSERT INTO users (email, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id`,
+          [email, hash, createdAt],
+        );
         ids[key] = id;
       };
       await insert('nfc', `jos\u00e9${tag}@old.example`, '2020-01-01T00:00:00Z');
@@ -194,10 +230,16 @@ describe('migration UsersEmailCanonical1764000001000', () => {
     );
     expect(duplicates).toEqual([]);
     await expect(
-      dataSource.query(`INSERT INTO users (email, email_canonical, password_hash) VALUES ('x', $1, 'x')`, [`bob${tag}@old.example`]),
-    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23505', constraint: 'users_email_canonical_key' }) });
+      dataSource.query(`INSERT INTO users (email, email_canonical, password_hash) VALUES ('x', $1, 'x')`, [
+        `bob${tag}@old.example`,
+      ]),
+    ).rejects.toMatchObject({
+      driverError: expect.objectContaining({ code: '23505', constraint: 'users_email_canonical_key' }),
+    });
 
-    const warnings = t.logs.map((line) => JSON.parse(line)).filter((l) => l.level === 40 && String(l.msg).includes('can no longer sign in by email'));
+    const warnings = t.logs
+      .map((line) => JSON.parse(line))
+      .filter((l) => l.level === 40 && String(l.msg).includes('can no longer sign in by email'));
     const collided = warnings.find((w) => String(w.msg).includes('share'))?.msg as string;
     expect(collided).toContain(`${ids.nfd} (same address as ${ids.nfc})`);
     expect(collided).toContain(`${ids.plain} (same address as ${ids.fullwidth})`);

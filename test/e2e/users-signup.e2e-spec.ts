@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
+
+import { expectProblem } from '../support/problems';
 import { startTestApp, TestApp } from '../support/test-app';
 import { basicHeader } from '../support/users';
-import { expectProblem } from '../support/problems';
 
 let t: TestApp;
 let n = 0;
@@ -14,11 +15,12 @@ afterAll(async () => t.close());
 
 const signUp = (payload: unknown) => t.request({ method: 'POST', url: '/user/signup', payload: payload as string });
 
-
 const storedUser = async (id: number) =>
-  (await t.app.get(DataSource).query('SELECT email, email_canonical, name, password_hash FROM users WHERE id = $1', [id]))[0] as
-    | { email: string; email_canonical: string; name: string | null; password_hash: string }
-    | undefined;
+  (
+    await t.app
+      .get(DataSource)
+      .query('SELECT email, email_canonical, name, password_hash FROM users WHERE id = $1', [id])
+  )[0] as { email: string; email_canonical: string; name: string | null; password_hash: string } | undefined;
 
 describe('POST /user/signup', () => {
   it('creates a user and answers 201 with { id, name } only', async () => {
@@ -56,7 +58,11 @@ describe('POST /user/signup', () => {
     expect(first.statusCode).toBe(201);
     const second = await signUp({ name: 'Second', email: ` ${email.toUpperCase()} `, password: 'second-password' });
     expectProblem(second, 409, 'email-taken');
-    const me = await t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(email, 'first-password') } });
+    const me = await t.request({
+      method: 'GET',
+      url: '/me',
+      headers: { authorization: basicHeader(email, 'first-password') },
+    });
     expect(me.json()).toEqual({ id: first.json().id, name: 'First' });
   });
 
@@ -67,16 +73,27 @@ describe('POST /user/signup', () => {
     const statuses = results.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409]);
     for (const r of results.filter((r) => r.statusCode === 409)) expectProblem(r, 409, 'email-taken');
-    const [{ count }] = await t.app.get(DataSource).query('SELECT count(*)::int AS count FROM users WHERE email_canonical = $1', [email]);
+    const [{ count }] = await t.app
+      .get(DataSource)
+      .query('SELECT count(*)::int AS count FROM users WHERE email_canonical = $1', [email]);
     expect(count).toBe(1);
   });
 
   it('has the database refuse a second account with the same canonical email, whoever writes it', async () => {
     const email = uniqueEmail();
-    await t.app.get(DataSource).query(`INSERT INTO users (email, email_canonical, password_hash) VALUES ($1, $1, 'x')`, [email]);
+    await t.app
+      .get(DataSource)
+      .query(`INSERT INTO users (email, email_canonical, password_hash) VALUES ($1, $1, 'x')`, [email]);
     await expect(
-      t.app.get(DataSource).query(`INSERT INTO users (email, email_canonical, password_hash) VALUES ($1, $2, 'x')`, [email.toUpperCase(), email]),
-    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23505', constraint: 'users_email_canonical_key' }) });
+      t.app
+        .get(DataSource)
+        .query(`INSERT INTO users (email, email_canonical, password_hash) VALUES ($1, $2, 'x')`, [
+          email.toUpperCase(),
+          email,
+        ]),
+    ).rejects.toMatchObject({
+      driverError: expect.objectContaining({ code: '23505', constraint: 'users_email_canonical_key' }),
+    });
   });
 
   it('counts the password in bytes of UTF-8, not characters, at both ends', async () => {
@@ -93,11 +110,15 @@ describe('POST /user/signup', () => {
 
   it('takes an email of up to 254 characters', async () => {
     // A well-formed address (local part 64, labels of at most 63) of exactly `length` characters.
-    const emailOf = (length: number) => `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(length - 64 - 1 - 128 - 4)}.com`;
+    const emailOf = (length: number) =>
+      `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(length - 64 - 1 - 128 - 4)}.com`;
     expect(emailOf(254)).toHaveLength(254);
     expect((await signUp({ email: emailOf(254), password: 'password-1' })).statusCode).toBe(201);
     const body = expectProblem(await signUp({ email: emailOf(255), password: 'password-1' }), 400, 'validation');
-    expect(body.errors).toContainEqual({ field: 'email', message: 'email must be shorter than or equal to 254 characters' });
+    expect(body.errors).toContainEqual({
+      field: 'email',
+      message: 'email must be shorter than or equal to 254 characters',
+    });
   });
 
   it.each([
@@ -112,7 +133,11 @@ describe('POST /user/signup', () => {
     ['a password of 73 bytes', { email: 'ann@example.com', password: 'a'.repeat(73) }, ['password']],
     ['a password that is not a string', { email: 'ann@example.com', password: 12345678 }, ['password']],
     ['an empty name', { name: '   ', email: 'ann@example.com', password: 'password-1' }, ['name']],
-    ['a name over 100 characters', { name: 'n'.repeat(101), email: 'ann@example.com', password: 'password-1' }, ['name']],
+    [
+      'a name over 100 characters',
+      { name: 'n'.repeat(101), email: 'ann@example.com', password: 'password-1' },
+      ['name'],
+    ],
     ['a name that is not a string', { name: 7, email: 'ann@example.com', password: 'password-1' }, ['name']],
     ['a smuggled role', { email: 'ann@example.com', password: 'password-1', role: 'admin' }, ['role']],
     ['a smuggled id', { id: 1, email: 'ann@example.com', password: 'password-1' }, ['id']],
@@ -124,7 +149,12 @@ describe('POST /user/signup', () => {
   });
 
   it('refuses malformed JSON and a body that is not an object with 400', async () => {
-    const malformed = await t.request({ method: 'POST', url: '/user/signup', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/user/signup',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
     expectProblem(malformed, 400);
     expectProblem(await signUp([{ email: 'ann@example.com', password: 'password-1' }]), 400, 'validation');
   });
@@ -133,7 +163,9 @@ describe('POST /user/signup', () => {
     const email = uniqueEmail();
     await signUp({ email, password: 'short', name: 'x' });
     await signUp({ email, password: 'password-1', role: 'admin' });
-    const [{ count }] = await t.app.get(DataSource).query('SELECT count(*)::int AS count FROM users WHERE email = $1', [email]);
+    const [{ count }] = await t.app
+      .get(DataSource)
+      .query('SELECT count(*)::int AS count FROM users WHERE email = $1', [email]);
     expect(count).toBe(0);
   });
 });

@@ -1,5 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { Copy, DockerfileParser, Env, From, Healthcheck, Instruction, JSONInstruction, ModifiableInstruction } from 'dockerfile-ast';
+
+import {
+  Copy,
+  DockerfileParser,
+  Env,
+  From,
+  Healthcheck,
+  Instruction,
+  JSONInstruction,
+  ModifiableInstruction,
+} from 'dockerfile-ast';
 
 /** One instruction of a Dockerfile, as a test reads it. */
 export interface Step {

@@ -1,4 +1,4 @@
-import { createServer, Server, Socket, connect } from 'node:net';
+import { connect, createServer, Server, Socket } from 'node:net';
 
 /**
  * - forward: bytes pass both ways.

@@ -73,7 +73,9 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.string({ unit: 'binary-ascii', maxLength: 40 }),
-  fc.tuple(fc.string({ maxLength: 5 }), loneSurrogate, fc.string({ maxLength: 5 })).map(([before, lone, after]) => before + lone + after),
+  fc
+    .tuple(fc.string({ maxLength: 5 }), loneSurrogate, fc.string({ maxLength: 5 }))
+    .map(([before, lone, after]) => before + lone + after),
   fc.constantFrom(...EDGE_STRINGS),
   fc.constantFrom(50, 51, 100, 101, 254, 255, 256, 2000, 2001, 5000).map((n) => 'x'.repeat(n)),
 );
@@ -81,7 +83,22 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
 export const nastyNumber: fc.Arbitrary<number> = fc.oneof(
   fc.integer(),
   fc.double(),
-  fc.constantFrom(0, -0, 1, -1, 0.5, 2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1, 2 ** 53 + 2, -(2 ** 53), 1e21, 1e308, -1e308, 5e-324),
+  fc.constantFrom(
+    0,
+    -0,
+    1,
+    -1,
+    0.5,
+    2 ** 31 - 1,
+    2 ** 31,
+    2 ** 53 - 1,
+    2 ** 53 + 2,
+    -(2 ** 53),
+    1e21,
+    1e308,
+    -1e308,
+    5e-324,
+  ),
 );
 
 const nastyScalar = fc.oneof(nastyString, nastyNumber, fc.boolean(), fc.constant(null));
@@ -91,7 +108,13 @@ export function fieldNames(own: string[], { prototypeNames = true } = {}): fc.Ar
   return fc.oneof(
     { arbitrary: own.length > 0 ? fc.constantFrom(...own) : fc.string({ maxLength: 8 }), weight: 4 },
     { arbitrary: fc.constantFrom(...(prototypeNames ? PROTOTYPE_NAMES : ['prototype'])), weight: 1 },
-    { arbitrary: fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('', ' ', 'a.b', 'a[0]', '$where', 'id', 'creator', 'key')), weight: 1 },
+    {
+      arbitrary: fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 12 }),
+        fc.constantFrom('', ' ', 'a.b', 'a[0]', '$where', 'id', 'creator', 'key'),
+      ),
+      weight: 1,
+    },
   );
 }
 
@@ -113,7 +136,9 @@ const MAX_NESTING = 5000;
 /** JSON text nested up to MAX_NESTING levels (arrays or objects). */
 export const deeplyNestedJson: fc.Arbitrary<string> = fc
   .tuple(fc.noBias(fc.integer({ min: 1, max: MAX_NESTING })), fc.boolean())
-  .map(([depth, arrays]) => (arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
+  .map(([depth, arrays]) =>
+    arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
+  );
 
 /** JSON texts that JSON.stringify cannot make, and texts that are almost JSON. */
 export function rawJsonTexts(field: string): fc.Arbitrary<string> {
@@ -183,7 +208,10 @@ export const CONTENT_TYPES = [
   ';',
   '',
 ];
-export const contentType = fc.oneof({ arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 5 }, { arbitrary: headerText(40), weight: 1 });
+export const contentType = fc.oneof(
+  { arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 5 },
+  { arbitrary: headerText(40), weight: 1 },
+);
 
 const percentEncodedBytes = fc
   .uint8Array({ minLength: 1, maxLength: 12 })
@@ -241,13 +269,49 @@ export function queryString(own: string[]): fc.Arbitrary<string> {
   const key = fc.oneof(
     { arbitrary: fc.constantFrom(...own, ...own.flatMap((k) => [`${k}[]`, `${k}[0]`, `${k}[a]`])), weight: 4 },
     {
-      arbitrary: fc.constantFrom('a', 'token', 'api_key', '__proto__', '__proto__[x]', 'constructor[prototype][x]', '', '%00', '%6c%69%6d%69%74', ...PROTOTYPE_NAMES),
+      arbitrary: fc.constantFrom(
+        'a',
+        'token',
+        'api_key',
+        '__proto__',
+        '__proto__[x]',
+        'constructor[prototype][x]',
+        '',
+        '%00',
+        '%6c%69%6d%69%74',
+        ...PROTOTYPE_NAMES,
+      ),
       weight: 2,
     },
     { arbitrary: percentEncodedBytes, weight: 1 },
   );
   const value = fc.oneof(
-    { arbitrary: fc.constantFrom('', '1', '0', '-1', '10', '100', '101', '1.5', '1e2', '0x10', '+1', '%201', '99999999999999999', '2147483648', 'NaN', 'null', '[]', '%00', '%ED%A0%80', '%zz', '%'), weight: 4 },
+    {
+      arbitrary: fc.constantFrom(
+        '',
+        '1',
+        '0',
+        '-1',
+        '10',
+        '100',
+        '101',
+        '1.5',
+        '1e2',
+        '0x10',
+        '+1',
+        '%201',
+        '99999999999999999',
+        '2147483648',
+        'NaN',
+        'null',
+        '[]',
+        '%00',
+        '%ED%A0%80',
+        '%zz',
+        '%',
+      ),
+      weight: 4,
+    },
     { arbitrary: percentEncodedBytes, weight: 1 },
     { arbitrary: canary, weight: 1 },
   );
@@ -267,20 +331,51 @@ export interface MultipartSpec {
 export function multipartBody(images: Buffer[]): fc.Arbitrary<{ contentType: string; payload: Buffer }> {
   const content = fc.oneof(
     fc.constantFrom(...images),
-    fc.constantFrom(...images).chain((image) => fc.integer({ min: 0, max: image.length - 1 }).map((n) => image.subarray(0, n))),
-    fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), Buffer.from(bytes)])),
+    fc
+      .constantFrom(...images)
+      .chain((image) => fc.integer({ min: 0, max: image.length - 1 }).map((n) => image.subarray(0, n))),
+    fc
+      .uint8Array({ maxLength: 300 })
+      .map((bytes) => Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), Buffer.from(bytes)])),
     fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
-    fc.constantFrom(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), Buffer.from('--boundary--\r\n'), Buffer.alloc(0)),
+    fc.constantFrom(
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'),
+      Buffer.from('--boundary--\r\n'),
+      Buffer.alloc(0),
+    ),
   );
   const part = fc.record({
-    name: fc.oneof(fc.constantFrom('image', 'image', 'IMAGE', 'image[]', '', 'image"', 'file', ...PROTOTYPE_NAMES.slice(0, 2)), headerText(20)),
-    filename: fc.option(fc.oneof(fc.constantFrom('mars.png', '../../../etc/passwd', '', 'x\u0000.png', 'C:\\x.png', 'a'.repeat(300)), headerText(30)), { nil: undefined }),
-    type: fc.option(fc.constantFrom('image/png', 'image/jpeg', 'text/plain', 'application/json', 'image/svg+xml', ''), { nil: undefined }),
-    headers: fc.array(fc.constantFrom('Content-Transfer-Encoding: base64', 'X-Extra: 1', 'NoColonHeader', 'Content-Type:', `X-Long: ${'h'.repeat(9000)}`), { maxLength: 2 }),
+    name: fc.oneof(
+      fc.constantFrom('image', 'image', 'IMAGE', 'image[]', '', 'image"', 'file', ...PROTOTYPE_NAMES.slice(0, 2)),
+      headerText(20),
+    ),
+    filename: fc.option(
+      fc.oneof(
+        fc.constantFrom('mars.png', '../../../etc/passwd', '', 'x\u0000.png', 'C:\\x.png', 'a'.repeat(300)),
+        headerText(30),
+      ),
+      { nil: undefined },
+    ),
+    type: fc.option(fc.constantFrom('image/png', 'image/jpeg', 'text/plain', 'application/json', 'image/svg+xml', ''), {
+      nil: undefined,
+    }),
+    headers: fc.array(
+      fc.constantFrom(
+        'Content-Transfer-Encoding: base64',
+        'X-Extra: 1',
+        'NoColonHeader',
+        'Content-Type:',
+        `X-Long: ${'h'.repeat(9000)}`,
+      ),
+      { maxLength: 2 },
+    ),
     content,
   });
   const spec: fc.Arbitrary<MultipartSpec> = fc.record({
-    boundary: fc.oneof(fc.constantFrom('x', '----b', 'a'.repeat(70), 'a'.repeat(200), 'b o u n d', 'é'), fc.stringMatching(/^[A-Za-z0-9'()+_,./:=?-]{1,70}$/)),
+    boundary: fc.oneof(
+      fc.constantFrom('x', '----b', 'a'.repeat(70), 'a'.repeat(200), 'b o u n d', 'é'),
+      fc.stringMatching(/^[A-Za-z0-9'()+_,./:=?-]{1,70}$/),
+    ),
     declared: fc.constantFrom('same', 'same', 'other', 'missing', 'quoted'),
     parts: fc.array(part, { maxLength: 3 }),
     ending: fc.constantFrom('proper', 'proper', 'missing', 'truncated', 'no-crlf', 'garbage-after', 'preamble'),
@@ -289,24 +384,42 @@ export function multipartBody(images: Buffer[]): fc.Arbitrary<{ contentType: str
   const wellFormed = fc.record({
     boundary: fc.stringMatching(/^[A-Za-z0-9-]{1,40}$/),
     declared: fc.constant('same' as const),
-    parts: fc.tuple(part, fc.constantFrom(...images)).map(([p, image]) => [{ ...p, name: 'image', filename: 'planet', headers: [], content: image }]),
+    parts: fc
+      .tuple(part, fc.constantFrom(...images))
+      .map(([p, image]) => [{ ...p, name: 'image', filename: 'planet', headers: [], content: image }]),
     ending: fc.constant('proper' as const),
   });
   return fc.oneof({ arbitrary: spec, weight: 3 }, { arbitrary: wellFormed, weight: 1 }).map(buildMultipart);
 }
 
-function buildMultipart({ boundary, declared, parts, ending }: MultipartSpec): { contentType: string; payload: Buffer } {
+function buildMultipart({ boundary, declared, parts, ending }: MultipartSpec): {
+  contentType: string;
+  payload: Buffer;
+} {
   const chunks: Buffer[] = [];
   if (ending === 'preamble') chunks.push(Buffer.from('preamble text\r\n'));
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
-    const headers = [`Content-Disposition: ${disposition}`, ...(part.type === undefined ? [] : [`Content-Type: ${part.type}`]), ...part.headers];
-    chunks.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'latin1'), part.content, Buffer.from('\r\n'));
+    const headers = [
+      `Content-Disposition: ${disposition}`,
+      ...(part.type === undefined ? [] : [`Content-Type: ${part.type}`]),
+      ...part.headers,
+    ];
+    chunks.push(
+      Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'latin1'),
+      part.content,
+      Buffer.from('\r\n'),
+    );
   }
   if (ending !== 'missing') chunks.push(Buffer.from(ending === 'no-crlf' ? `--${boundary}--` : `--${boundary}--\r\n`));
   if (ending === 'garbage-after') chunks.push(Buffer.from('trailing garbage'));
   let payload = Buffer.concat(chunks);
   if (ending === 'truncated') payload = payload.subarray(0, Math.floor(payload.length / 2));
-  const param = { same: `; boundary=${boundary}`, other: '; boundary=something-else', missing: '', quoted: `; boundary="${boundary}"` }[declared];
+  const param = {
+    same: `; boundary=${boundary}`,
+    other: '; boundary=something-else',
+    missing: '',
+    quoted: `; boundary="${boundary}"`,
+  }[declared];
   return { contentType: `multipart/form-data${param}`, payload };
 }

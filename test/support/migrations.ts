@@ -5,7 +5,11 @@ import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
  * schema back with `down()`, lets `seed` write the old rows (and check the old schema), then
  * runs `up()` and commits. Anything thrown rolls it all back.
  */
-export async function migrateFromOldSchema(dataSource: DataSource, migration: MigrationInterface, seed: (q: QueryRunner) => Promise<void>): Promise<void> {
+export async function migrateFromOldSchema(
+  dataSource: DataSource,
+  migration: MigrationInterface,
+  seed: (q: QueryRunner) => Promise<void>,
+): Promise<void> {
   const q = dataSource.createQueryRunner();
   await q.connect();
   try {

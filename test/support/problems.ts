@@ -13,7 +13,12 @@ export function expectProblem(
   expect({ status: res.statusCode, body: res.body }).toMatchObject({ status });
   expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   const body = res.json();
-  expect(body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.any(String) });
+  expect(body).toMatchObject({
+    status,
+    title: expect.any(String),
+    detail: expect.any(String),
+    type: expect.any(String),
+  });
   expect(problemSlugOf(body.type)).toBeDefined();
   if (type) expect(problemSlugOf(body.type)).toBe(type);
   return body;

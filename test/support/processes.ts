@@ -42,8 +42,8 @@ export function startProcess(
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (err += String(d)));
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (err += String(d)));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return {
     child,
@@ -67,9 +67,33 @@ export function startProcess(
   };
 }
 
-/** Runs a compiled entry point to completion. */
-export async function runProcess(script: string, args: string[], env: Record<string, string>, options?: { cwd?: string }) {
+/**
+ * Runs a compiled entry point to completion. With `timeoutMs`, one still running then is
+ * killed and the run fails: for commands whose bug would be to never exit.
+ */
+export async function runProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  { timeoutMs, ...options }: { cwd?: string; timeoutMs?: number } = {},
+) {
   const running = startProcess(script, args, env, options);
-  const code = await running.exited;
-  return { code, stdout: running.stdout(), stderr: running.stderr() };
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, fail) => {
+    if (timeoutMs === undefined) return;
+    timer = setTimeout(() => {
+      running.child.kill('SIGKILL');
+      fail(
+        new Error(
+          `${script} ${args.join(' ')} did not exit within ${timeoutMs} ms.\nstdout: ${running.stdout()}\nstderr: ${running.stderr()}`,
+        ),
+      );
+    }, timeoutMs);
+  });
+  try {
+    const code = await Promise.race([running.exited, timedOut]);
+    return { code, stdout: running.stdout(), stderr: running.stderr() };
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+
 import { Redis } from 'ioredis';
+
 import { type TwoApps, twoInstances } from './test-app';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

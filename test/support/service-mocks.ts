@@ -1,5 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import type { RowLockGate } from '../../src/database/row-lock-gate';
+import type { Transaction, UnitOfWork } from '../../src/database/unit-of-work';
 
 /**
  * A stand-in for a repository: every method of the class is a fresh, typed `jest.fn()` for
@@ -24,30 +23,28 @@ interface RecordedMock {
 /** Asserts that each mock was first called after the one before it (e.g. lock, then count). */
 export function expectCalledInOrder(...mocks: RecordedMock[]): void {
   const first = (mock: RecordedMock) => mock.mock.invocationCallOrder[0] ?? Infinity;
-  const label = (mock: RecordedMock) => (mock.mock.calls.length ? mock.getMockName() : `${mock.getMockName()} (not called)`);
+  const label = (mock: RecordedMock) =>
+    mock.mock.calls.length ? mock.getMockName() : `${mock.getMockName()} (not called)`;
   const byCallOrder = [...mocks].sort((a, b) => first(a) - first(b));
   expect(byCallOrder.map(label)).toEqual(mocks.map((mock) => mock.getMockName()));
 }
 
-export interface FakeDataSource {
-  dataSource: DataSource;
-  /** The manager handed to the transaction's callback: a repository call given it ran inside the transaction. */
-  transactionManager: EntityManager;
-  transaction: jest.Mock;
+export interface FakeUnitOfWork {
+  unitOfWork: UnitOfWork;
+  /** The transaction handed to the work: a repository call given it ran inside the transaction. */
+  transaction: Transaction;
 }
 
 /**
- * `transaction(work)` runs `work` with a manager of its own, so a test can tell calls made
- * inside a transaction from calls made on the pool (`dataSource.manager`).
+ * `run(work)` and `runLockingRow(row, work)` run `work` at once with a transaction of its own
+ * (no queue, no database), so a test can tell calls made inside a transaction from calls
+ * made on the pool (without one).
  */
-export function fakeDataSource(): FakeDataSource {
-  const transactionManager = { name: 'transaction' } as unknown as EntityManager;
-  const transaction = jest.fn((work: (manager: EntityManager) => Promise<unknown>) => work(transactionManager));
-  const dataSource = { transaction, manager: { name: 'pool' } } as unknown as DataSource;
-  return { dataSource, transactionManager, transaction };
-}
-
-/** RowLockGate without the per-process queue: each transaction goes straight to the data source. */
-export function passThroughRowLocks(dataSource: DataSource): RowLockGate {
-  return { transaction: (_row: string, work: (manager: EntityManager) => Promise<unknown>) => dataSource.transaction(work) } as unknown as RowLockGate;
+export function fakeUnitOfWork(): FakeUnitOfWork {
+  const transaction = { name: 'transaction' } as unknown as Transaction;
+  const unitOfWork = {
+    run: (work: (tx: Transaction) => Promise<unknown>) => work(transaction),
+    runLockingRow: (_row: string, work: (tx: Transaction) => Promise<unknown>) => work(transaction),
+  } as unknown as UnitOfWork;
+  return { unitOfWork, transaction };
 }

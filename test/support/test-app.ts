@@ -1,8 +1,11 @@
 import { Writable } from 'node:stream';
+
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, Response } from 'light-my-request';
+
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
+import { FEATURE_SETTINGS } from '../../src/feature-settings';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
 import { OpenApiResponseValidator } from './openapi-validator';
 import { createTestDatabase, TestDatabase } from './test-database';
@@ -42,7 +45,7 @@ export async function startTestApp(env: Record<string, string> = {}, database?: 
       done();
     },
   });
-  const config = loadConfig({ ...TEST_ENV, ...db.env, ...env });
+  const config = loadConfig({ ...TEST_ENV, ...db.env, ...env }, FEATURE_SETTINGS);
   const app = await createApp({ config, logDestination });
   // Every response a test receives must be one the OpenAPI document promises.
   const validator = new OpenApiResponseValidator((await app.inject({ method: 'GET', url: '/docs-json' })).json());
@@ -82,7 +85,7 @@ export async function createKey(t: TestApp, key: string, description?: string) {
     payload: description === undefined ? {} : { description },
   });
   expect(res.statusCode).toBe(201);
-  return res.json() as { id: string; key: string; tokenPreview: string; description: string | null };
+  return res.json<{ id: string; key: string; tokenPreview: string; description: string | null }>();
 }
 
 export interface TwoApps {

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+
 import type { TestApp } from './test-app';
 
 export interface UserFixture {
@@ -25,10 +26,10 @@ export async function newUser(
   const name = overrides.name === undefined ? 'Test user' : overrides.name;
   const signup = await t.request({ method: 'POST', url: '/user/signup', payload: { name, email, password } });
   if (signup.statusCode !== 201) throw new Error(`sign-up failed: ${signup.statusCode} ${signup.body}`);
-  const { id } = signup.json() as { id: number };
+  const { id } = signup.json<{ id: number }>();
   const issued = await t.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
   if (issued.statusCode !== 201) throw new Error(`token failed: ${issued.statusCode} ${issued.body}`);
-  const { token } = issued.json() as { token: string };
+  const { token } = issued.json<{ token: string }>();
   return { id, email, password, name, basic: basicHeader(email, password), bearer: `Bearer ${token}` };
 }
 
@@ -36,7 +37,11 @@ const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toStrin
 const HMAC: Record<string, string> = { HS256: 'sha256', HS384: 'sha384', HS512: 'sha512' };
 
 /** A JWT made by hand, so a test can forge what a client might send (`alg: none` included). */
-export function signJwt(payload: Record<string, unknown>, secret: string, header: Record<string, unknown> = { alg: 'HS256', typ: 'JWT' }): string {
+export function signJwt(
+  payload: Record<string, unknown>,
+  secret: string,
+  header: Record<string, unknown> = { alg: 'HS256', typ: 'JWT' },
+): string {
   const signed = `${base64url(header)}.${base64url(payload)}`;
   const hmac = HMAC[String(header.alg)];
   return `${signed}.${hmac ? createHmac(hmac, secret).update(signed).digest('base64url') : ''}`;
@@ -44,6 +49,9 @@ export function signJwt(payload: Record<string, unknown>, secret: string, header
 
 /** The header and claims of a JWT, unverified. */
 export function decodeJwt(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
-  const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
+  const [header, payload] = token
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
   return { header, payload };
 }

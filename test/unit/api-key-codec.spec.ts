@@ -1,4 +1,10 @@
-import { generateApiKey, generatedKeyEnvironment, hashApiKey, isWellFormedApiKey, previewApiKey } from '../../src/region-keys/api-key-codec';
+import {
+  generateApiKey,
+  generatedKeyEnvironment,
+  hashApiKey,
+  isWellFormedApiKey,
+  previewApiKey,
+} from '../../src/region-keys/api-key-codec';
 
 describe('api key codec', () => {
   it('generates rk_ keys of 43 random and 6 checksum base62 characters', () => {

@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthPolicyGuard, Public, declareAuthPolicy } from '../../src/common/auth/auth-policy';
+
+import { AuthPolicyGuard, declareAuthPolicy, Public } from '../../src/common/auth/auth-policy';
 import { ForbiddenError } from '../../src/common/problem/problem';
 
 class Controller {
@@ -9,7 +10,11 @@ class Controller {
   forgotten() {}
 }
 Public()(Controller.prototype, 'open', Object.getOwnPropertyDescriptor(Controller.prototype, 'open')!);
-declareAuthPolicy('region-api-key')(Controller.prototype, 'keyed', Object.getOwnPropertyDescriptor(Controller.prototype, 'keyed')!);
+declareAuthPolicy('region-api-key')(
+  Controller.prototype,
+  'keyed',
+  Object.getOwnPropertyDescriptor(Controller.prototype, 'keyed')!,
+);
 
 const contextFor = (handler: () => void, cls: object = Controller) =>
   ({ getHandler: () => handler, getClass: () => cls }) as unknown as ExecutionContext;

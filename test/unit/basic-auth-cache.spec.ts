@@ -1,5 +1,5 @@
+import type { AuthSettings } from '../../src/auth/auth.settings';
 import { BasicAuthCache } from '../../src/auth/basic-auth-cache';
-import type { AppConfig } from '../../src/config/app-config';
 
 /** The cache with a clock the test moves by hand. */
 class ManualClockCache extends BasicAuthCache {
@@ -10,7 +10,10 @@ class ManualClockCache extends BasicAuthCache {
 }
 
 const cacheWith = (ttlSeconds: number, maxEntries: number) =>
-  new ManualClockCache({ BASIC_AUTH_CACHE_TTL_SECONDS: ttlSeconds, BASIC_AUTH_CACHE_MAX_ENTRIES: maxEntries } as AppConfig);
+  new ManualClockCache({
+    BASIC_AUTH_CACHE_TTL_SECONDS: ttlSeconds,
+    BASIC_AUTH_CACHE_MAX_ENTRIES: maxEntries,
+  } as AuthSettings);
 
 describe('BasicAuthCache', () => {
   it('remembers a success for the same credentials, user and hash', () => {

@@ -1,4 +1,5 @@
 import { AuthService } from '../../src/auth/auth.service';
+import type { AuthSettings } from '../../src/auth/auth.settings';
 import { BasicAuthCache } from '../../src/auth/basic-auth-cache';
 import { NoSecurityCounters } from '../../src/common/metrics/security-counters';
 import { LoginThrottle } from '../../src/common/rate-limit/login-throttle';
@@ -6,6 +7,7 @@ import { MemoryRateLimitStore } from '../../src/common/rate-limit/memory-rate-li
 import type { AppConfig } from '../../src/config/app-config';
 import { PasswordHasher } from '../../src/users/password-hasher';
 import type { UsersService } from '../../src/users/users.service';
+import type { UsersSettings } from '../../src/users/users.settings';
 
 const baseConfig = {
   BCRYPT_COST: 4,
@@ -16,13 +18,21 @@ const baseConfig = {
 };
 
 /** AuthService with real bcrypt (cost 4), cache and throttle; the users come from a list. */
-async function setup(overrides: Partial<AppConfig> = {}) {
-  const config = { ...baseConfig, ...overrides } as AppConfig;
+async function setup(overrides: Partial<AppConfig & AuthSettings & UsersSettings> = {}) {
+  const config = { ...baseConfig, ...overrides } as AppConfig & AuthSettings & UsersSettings;
   const hasher = new PasswordHasher(config);
-  await hasher.onModuleInit();
+  hasher.onModuleInit();
   const ann = { id: 1, name: 'Ann', email: 'ann@example.com', passwordHash: await hasher.hash('right password') };
-  const users = { findByEmail: async (email: string) => (email === ann.email ? { ...ann } : null) } as unknown as UsersService;
-  const auth = new AuthService(users, hasher, new LoginThrottle(new MemoryRateLimitStore(), config, new NoSecurityCounters()), new BasicAuthCache(config), new NoSecurityCounters());
+  const users = {
+    findByEmail: async (email: string) => (email === ann.email ? { ...ann } : null),
+  } as unknown as UsersService;
+  const auth = new AuthService(
+    users,
+    hasher,
+    new LoginThrottle(new MemoryRateLimitStore(), config, new NoSecurityCounters()),
+    new BasicAuthCache(config),
+    new NoSecurityCounters(),
+  );
   return { auth, compare: jest.spyOn(hasher, 'compare'), ann };
 }
 
@@ -46,7 +56,7 @@ describe('Basic credentials arriving together', () => {
     expect(compare).toHaveBeenCalledTimes(1);
   });
 
-  it('share a wrong password\'s result too, refuse all of them, and remember nothing', async () => {
+  it("share a wrong password's result too, refuse all of them, and remember nothing", async () => {
     const { auth, compare, ann } = await setup();
     const results = await times(32, () => auth.signInBasic(ann.email, 'wrong password', '192.0.2.1'));
     expect(results.every((user) => user === null)).toBe(true);

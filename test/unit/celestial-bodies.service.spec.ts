@@ -1,28 +1,43 @@
 import { createHash } from 'node:crypto';
+
 import { NotPlanetCreatorError, PlanetNotFoundError } from '../../src/celestial-bodies/celestial-bodies.errors';
 import { CelestialBodiesRepository } from '../../src/celestial-bodies/celestial-bodies.repository';
 import { CelestialBodiesService } from '../../src/celestial-bodies/celestial-bodies.service';
+import type { CelestialBodiesSettings } from '../../src/celestial-bodies/celestial-bodies.settings';
 import type { PlanetInputDto } from '../../src/celestial-bodies/dto/planet-input.dto';
 import { Planet } from '../../src/celestial-bodies/entities/planet.entity';
 import type { ReceivedImage } from '../../src/celestial-bodies/image-upload';
-import { UsersService } from '../../src/users/users.service';
 import { UploadSlots } from '../../src/celestial-bodies/upload-slots';
-import type { AppConfig } from '../../src/config/app-config';
-import { automock, expectCalledInOrder, fakeDataSource, passThroughRowLocks } from '../support/service-mocks';
+import type { Clock } from '../../src/common/clock/clock';
+import { UsersService } from '../../src/users/users.service';
+import { automock, expectCalledInOrder, fakeUnitOfWork } from '../support/service-mocks';
 
 const CREATOR_ID = 1;
 const OTHER_USER_ID = 2;
 const PLANET_ID = 7;
+const NOW = new Date('2026-11-22T10:15:00.000Z');
 
 function newCelestialBodiesServiceTest() {
   const repository = automock(CelestialBodiesRepository);
   const users = automock(UsersService);
   users.findProfiles.mockImplementation(async (ids) => new Map(ids.map((id) => [id, { id, name: `User ${id}` }])));
-  const { dataSource, transactionManager } = fakeDataSource();
-  return { sut: new CelestialBodiesService(dataSource, repository, users, passThroughRowLocks(dataSource), new UploadSlots({ UPLOAD_CONCURRENCY: 4 } as AppConfig)), repository, manager: transactionManager };
+  const { unitOfWork, transaction } = fakeUnitOfWork();
+  const clock = { now: () => new Date(NOW) } satisfies Clock;
+  return {
+    sut: new CelestialBodiesService(
+      unitOfWork,
+      repository,
+      users,
+      new UploadSlots({ UPLOAD_CONCURRENCY: 4 } as CelestialBodiesSettings),
+      clock,
+    ),
+    repository,
+    tx: transaction,
+  };
 }
 
-const newPlanet = (): Planet => Object.assign(new Planet(), { id: PLANET_ID, name: 'Kepler-22b', creatorId: CREATOR_ID });
+const newPlanet = (): Planet =>
+  Object.assign(new Planet(), { id: PLANET_ID, name: 'Kepler-22b', creatorId: CREATOR_ID });
 
 const input = { name: 'Kepler-22b', description: 'Renamed' } as PlanetInputDto;
 
@@ -45,10 +60,10 @@ const changes = [
 describe(CelestialBodiesService.name, () => {
   let sut: CelestialBodiesService;
   let repository: jest.Mocked<CelestialBodiesRepository>;
-  let manager: unknown;
+  let tx: unknown;
 
   beforeEach(() => {
-    ({ sut, repository, manager } = newCelestialBodiesServiceTest());
+    ({ sut, repository, tx } = newCelestialBodiesServiceTest());
     repository.findPlanet.mockResolvedValue(Object.assign(newPlanet(), { hasImage: false }));
     repository.findSatellitesOf.mockResolvedValue([]);
   });
@@ -64,13 +79,13 @@ describe(CelestialBodiesService.name, () => {
       expect(repository[write]).not.toHaveBeenCalled();
     });
 
-    it('lets the creator write, under the planet\'s row lock in the same transaction', async () => {
+    it("lets the creator write, under the planet's row lock in the same transaction", async () => {
       repository.lockPlanet.mockResolvedValue(newPlanet());
 
       await run(sut, CREATOR_ID);
 
-      expect(repository.lockPlanet).toHaveBeenCalledWith(manager, PLANET_ID);
-      expect(repository[write]).toHaveBeenCalledWith(manager, ...written);
+      expect(repository.lockPlanet).toHaveBeenCalledWith(tx, PLANET_ID);
+      expect(repository[write]).toHaveBeenCalledWith(tx, ...written);
       expectCalledInOrder(repository.lockPlanet, repository[write]);
     });
 
@@ -98,20 +113,21 @@ describe(CelestialBodiesService.name, () => {
       expect(repository.saveImage).not.toHaveBeenCalled();
     });
 
-    it('stores the creator\'s image, with its size and SHA-256, under the planet\'s row lock', async () => {
+    it("stores the creator's image, with its size, SHA-256 and the clock's time, under the planet's row lock", async () => {
       await sut.uploadImage(PLANET_ID, CREATOR_ID, receive);
 
       expect(repository.saveImage).toHaveBeenCalledWith(
-        manager,
+        tx,
         expect.objectContaining({
           planetId: PLANET_ID,
           contentType: 'image/png',
           byteSize: image.data.length,
           sha256: createHash('sha256').update(image.data).digest('hex'),
           data: image.data,
+          uploadedAt: NOW,
         }),
       );
-      expect(repository.lockPlanet).toHaveBeenCalledWith(manager, PLANET_ID);
+      expect(repository.lockPlanet).toHaveBeenCalledWith(tx, PLANET_ID);
       expectCalledInOrder(repository.lockPlanet, repository.saveImage);
     });
 

@@ -1,4 +1,5 @@
 import { QueryFailedError } from 'typeorm';
+
 import { databaseFault } from '../../src/common/problem/database-faults';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
@@ -16,7 +17,11 @@ describe('databaseFault', () => {
     ['a connection exception (08006)', wrapped(withCode('08006')), 5],
     ['a refused connection', withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'), 5],
     ['a reset connection', wrapped(withCode('ECONNRESET')), 5],
-    ['refused on every address of a name', new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], 'connect failed'), 5],
+    [
+      'refused on every address of a name',
+      new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], 'connect failed'),
+      5,
+    ],
     ['a connection that ended', wrapped(new Error('Connection terminated unexpectedly')), 5],
     ['a connection that did not open in time', new Error('Connection terminated due to connection timeout'), 5],
     ['no pooled connection free in time', new Error('timeout exceeded when trying to connect'), 5],

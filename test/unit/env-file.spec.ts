@@ -1,8 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { loadConfig, loadSettings } from '../../src/config/app-config';
 import { applyEnvFile } from '../../src/config/env-file';
-import { loadConfig } from '../../src/config/app-config';
+import { RegionKeysSettings } from '../../src/region-keys/region-keys.settings';
 
 describe('applyEnvFile (.env in the working directory)', () => {
   let dir: string;
@@ -10,13 +12,16 @@ describe('applyEnvFile (.env in the working directory)', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('fills the settings the environment does not set, and the environment wins over the file', () => {
-    writeFileSync(join(dir, '.env'), '# a comment\nPORT=8081\nLOG_LEVEL=debug\nINITIAL_REGION_NAME="Regio Utrecht"\nCORS_ORIGINS=https://app.example.org\n');
+    writeFileSync(
+      join(dir, '.env'),
+      '# a comment\nPORT=8081\nLOG_LEVEL=debug\nINITIAL_REGION_NAME="Regio Utrecht"\nCORS_ORIGINS=https://app.example.org\n',
+    );
     const env: NodeJS.ProcessEnv = { LOG_LEVEL: 'warn' };
     expect(applyEnvFile(env, dir)).toBe(join(dir, '.env'));
     const config = loadConfig(env);
     expect(config.PORT).toBe(8081);
     expect(config.LOG_LEVEL).toBe('warn');
-    expect(config.initialRegionName).toBe('Regio Utrecht');
+    expect(loadSettings(RegionKeysSettings, env).initialRegionName).toBe('Regio Utrecht');
     expect(config.CORS_ORIGINS).toEqual(['https://app.example.org']);
   });
 

@@ -22,20 +22,32 @@ describe('entity tags', () => {
     expect(ifNoneMatchHit(header, ETAG)).toBe(carried);
   });
 
-  it.each([[undefined], [''], ['"a"'], [ETAG.slice(1, -1)], [`${ETAG.slice(0, -2)}"`], [`"${ETAG}"`], ['*, "a"'], [etagForCoding(ETAG, 'deflate')]])(
-    'If-None-Match %s does not match',
+  it.each([
+    [undefined],
+    [''],
+    ['"a"'],
+    [ETAG.slice(1, -1)],
+    [`${ETAG.slice(0, -2)}"`],
+    [`"${ETAG}"`],
+    ['*, "a"'],
+    [etagForCoding(ETAG, 'deflate')],
+  ])('If-None-Match %s does not match', (header) => {
+    expect(ifNoneMatchHit(header, ETAG)).toBeUndefined();
+  });
+
+  it.each([[ETAG], ['*'], [`"a", ${ETAG}`], [etagForCoding(ETAG, 'gzip')]])(
+    'If-Match %s holds (strong comparison)',
     (header) => {
-      expect(ifNoneMatchHit(header, ETAG)).toBeUndefined();
+      expect(ifMatchHolds(header, ETAG)).toBe(true);
     },
   );
 
-  it.each([[ETAG], ['*'], [`"a", ${ETAG}`], [etagForCoding(ETAG, 'gzip')]])('If-Match %s holds (strong comparison)', (header) => {
-    expect(ifMatchHolds(header, ETAG)).toBe(true);
-  });
-
-  it.each([[`W/${ETAG}`], ['"a"'], [''], ['junk'], [ETAG.slice(1, -1)], ['"", W/"x"']])('If-Match %s does not hold', (header) => {
-    expect(ifMatchHolds(header, ETAG)).toBe(false);
-  });
+  it.each([[`W/${ETAG}`], ['"a"'], [''], ['junk'], [ETAG.slice(1, -1)], ['"", W/"x"']])(
+    'If-Match %s does not hold',
+    (header) => {
+      expect(ifMatchHolds(header, ETAG)).toBe(false);
+    },
+  );
 
   it('never lets a weak current tag pass If-Match but *', () => {
     expect(ifMatchHolds('W/"abc"', 'W/"abc"')).toBe(false);
@@ -45,12 +57,20 @@ describe('entity tags', () => {
 });
 
 describe('plain hosts (Host, X-Forwarded-Host)', () => {
-  it.each(['localhost', 'localhost:80', 'api.example.org', 'API.Example.ORG:8443', 'api.example.org.', '203.0.113.5:65535', '[::1]', '[2001:db8::1]:443', '[::ffff:192.0.2.1]', 'my_service-1:3000'])(
-    'accepts %s',
-    (host) => {
-      expect(isPlainHost(host)).toBe(true);
-    },
-  );
+  it.each([
+    'localhost',
+    'localhost:80',
+    'api.example.org',
+    'API.Example.ORG:8443',
+    'api.example.org.',
+    '203.0.113.5:65535',
+    '[::1]',
+    '[2001:db8::1]:443',
+    '[::ffff:192.0.2.1]',
+    'my_service-1:3000',
+  ])('accepts %s', (host) => {
+    expect(isPlainHost(host)).toBe(true);
+  });
 
   it.each([
     undefined,
@@ -93,7 +113,11 @@ describe('rate-limit header fields', () => {
   });
 
   it('say when the quota counts concurrent requests, and never go below zero', () => {
-    expect(rateLimitPolicyField({ name: 'uploads', limit: 2, quotaUnit: 'concurrent-requests' })).toBe('"uploads";q=2;qu="concurrent-requests"');
-    expect(rateLimitHeaders({ name: 'x', limit: 1, windowSeconds: 1 }, { remaining: -3, reset: -1 }).RateLimit).toBe('"x";r=0;t=0');
+    expect(rateLimitPolicyField({ name: 'uploads', limit: 2, quotaUnit: 'concurrent-requests' })).toBe(
+      '"uploads";q=2;qu="concurrent-requests"',
+    );
+    expect(rateLimitHeaders({ name: 'x', limit: 1, windowSeconds: 1 }, { remaining: -3, reset: -1 }).RateLimit).toBe(
+      '"x";r=0;t=0',
+    );
   });
 });

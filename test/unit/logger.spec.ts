@@ -1,5 +1,7 @@
 import { Writable } from 'node:stream';
+
 import { QueryFailedError } from 'typeorm';
+
 import { createRootLogger, errorWithoutValues } from '../../src/common/logging/logger';
 
 function capture() {
@@ -17,7 +19,10 @@ describe('createRootLogger', () => {
   it('writes JSON lines by default, and in development when not on a terminal', () => {
     for (const development of [false, true]) {
       const { lines, destination } = capture();
-      createRootLogger({ level: 'info', format: 'auto', development, destination }).info({ requestId: 'r1' }, 'request completed');
+      createRootLogger({ level: 'info', format: 'auto', development, destination }).info(
+        { requestId: 'r1' },
+        'request completed',
+      );
       expect(JSON.parse(lines[0])).toMatchObject({ level: 30, requestId: 'r1', msg: 'request completed' });
     }
   });
@@ -39,7 +44,11 @@ describe('errorWithoutValues', () => {
       detail: 'Key (email)=(someone@example.com) already exists.',
       parameters: ['someone@example.com', '$2b$12$hash'],
     });
-    const err = new QueryFailedError('INSERT INTO users (email, password_hash) VALUES ($1, $2)', ['someone@example.com', '$2b$12$hash'], driverError);
+    const err = new QueryFailedError(
+      'INSERT INTO users (email, password_hash) VALUES ($1, $2)',
+      ['someone@example.com', '$2b$12$hash'],
+      driverError,
+    );
     const logged = JSON.stringify(errorWithoutValues(err));
     expect(logged).toContain('INSERT INTO users');
     expect(logged).toContain('23505');
@@ -48,6 +57,10 @@ describe('errorWithoutValues', () => {
   });
 
   it('keeps what an ordinary error says', () => {
-    expect(errorWithoutValues(new TypeError('x is not a function'))).toMatchObject({ type: 'TypeError', message: 'x is not a function', stack: expect.any(String) });
+    expect(errorWithoutValues(new TypeError('x is not a function'))).toMatchObject({
+      type: 'TypeError',
+      message: 'x is not a function',
+      stack: expect.any(String),
+    });
   });
 });

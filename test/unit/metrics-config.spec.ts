@@ -6,7 +6,10 @@ describe('metrics settings', () => {
     expect(config.METRICS_PORT).toBe(9464);
     expect(config.METRICS_HOST).toBeUndefined();
     expect(loadConfig({ METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
-    expect(loadConfig({ METRICS_PORT: '9100', METRICS_HOST: '127.0.0.1' })).toMatchObject({ METRICS_PORT: 9100, METRICS_HOST: '127.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: '9100', METRICS_HOST: '127.0.0.1' })).toMatchObject({
+      METRICS_PORT: 9100,
+      METRICS_HOST: '127.0.0.1',
+    });
   });
 
   it.each(['65536', '-1', 'abc', '9464.5'])('refuse METRICS_PORT=%s, naming the variable', (value) => {

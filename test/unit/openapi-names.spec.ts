@@ -4,8 +4,13 @@ import { readFileSync } from 'node:fs';
 const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-const operations: { where: string; operationId: unknown }[] = Object.entries(doc.paths as Record<string, Record<string, { operationId?: unknown }>>).flatMap(
-  ([path, item]) => METHODS.filter((method) => item[method]).map((method) => ({ where: `${method} ${path}`, operationId: item[method].operationId })),
+const operations: { where: string; operationId: unknown }[] = Object.entries(
+  doc.paths as Record<string, Record<string, { operationId?: unknown }>>,
+).flatMap(([path, item]) =>
+  METHODS.filter((method) => item[method]).map((method) => ({
+    where: `${method} ${path}`,
+    operationId: item[method].operationId,
+  })),
 );
 
 describe('names in the OpenAPI document, as a generated client calls things', () => {
@@ -25,6 +30,17 @@ describe('names in the OpenAPI document, as a generated client calls things', ()
   it('names no schema after a class suffix (…Dto)', () => {
     const names = Object.keys(doc.components.schemas);
     expect(names.filter((name) => /dto$/i.test(name))).toEqual([]);
-    expect(names).toEqual(expect.arrayContaining(['Problem', 'FieldError', 'ApiKey', 'Region', 'ApiKeyInput', 'CreatedApiKey', 'RollApiKeyInput', 'RolledApiKey']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Problem',
+        'FieldError',
+        'ApiKey',
+        'Region',
+        'ApiKeyInput',
+        'CreatedApiKey',
+        'RollApiKeyInput',
+        'RolledApiKey',
+      ]),
+    );
   });
 });

@@ -1,13 +1,13 @@
 import bcrypt from 'bcrypt';
-import type { AppConfig } from '../../src/config/app-config';
+
 import { PasswordHasher } from '../../src/users/password-hasher';
 
 describe('PasswordHasher', () => {
   let hasher: PasswordHasher;
 
   beforeAll(async () => {
-    hasher = new PasswordHasher({ BCRYPT_COST: 4 } as AppConfig);
-    await hasher.onModuleInit();
+    hasher = new PasswordHasher({ BCRYPT_COST: 4 });
+    hasher.onModuleInit();
   });
 
   it('hashes with bcrypt at the configured cost and verifies', async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+
 import { ImageTooLargeError, NotAnImageError } from '../../src/celestial-bodies/celestial-bodies.errors';
 import { detectImageType, isPlausibleImage, readImage } from '../../src/celestial-bodies/image-upload';
 
@@ -25,7 +26,10 @@ describe('detectImageType', () => {
     ['the 3-byte JPEG start FF D8 FF', Buffer.from([0xff, 0xd8, 0xff])],
     ['a JPEG start not followed by a marker', Buffer.from([0xff, 0xd8, 0xff, 0x00, 0, 0, 0, 0])],
     ['the PNG signature alone', fixture('mars.png').subarray(0, 8)],
-    ['a PNG signature whose first chunk is not IHDR', Buffer.concat([fixture('mars.png').subarray(0, 12), Buffer.from('IDAT')])],
+    [
+      'a PNG signature whose first chunk is not IHDR',
+      Buffer.concat([fixture('mars.png').subarray(0, 12), Buffer.from('IDAT')]),
+    ],
     ['a GIF signature without its screen descriptor', Buffer.from('GIF89a\x01\x00', 'latin1')],
     ['a RIFF WEBP file without a VP8 chunk', Buffer.from('RIFF\x1a\x00\x00\x00WEBPJUNK\x00\x00\x00\x00', 'latin1')],
   ])('refuses %s', (_, bytes) => {
@@ -50,7 +54,10 @@ describe('isPlausibleImage', () => {
 });
 
 describe('readImage', () => {
-  const chunksOf = (bytes: Buffer, size: number) => Readable.from(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)));
+  const chunksOf = (bytes: Buffer, size: number) =>
+    Readable.from(
+      Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)),
+    );
 
   it('returns the bytes and their type, also when the header arrives in pieces', async () => {
     const png = fixture('mars.png');
@@ -91,13 +98,21 @@ describe('readImage', () => {
   });
 
   it('refuses a file whose start is an image header but which is too short to be one', async () => {
-    await expect(readImage(Readable.from([Buffer.from([0xff, 0xd8, 0xff])]), 1024)).rejects.toBeInstanceOf(NotAnImageError);
-    await expect(readImage(chunksOf(fixture('jupiter.jpg').subarray(0, 40), 7), 1024)).rejects.toBeInstanceOf(NotAnImageError);
+    await expect(readImage(Readable.from([Buffer.from([0xff, 0xd8, 0xff])]), 1024)).rejects.toBeInstanceOf(
+      NotAnImageError,
+    );
+    await expect(readImage(chunksOf(fixture('jupiter.jpg').subarray(0, 40), 7), 1024)).rejects.toBeInstanceOf(
+      NotAnImageError,
+    );
   });
 
-  it('leaves the stream\'s own errors (a body that ended early) to the caller, and destroys the stream', async () => {
+  it("leaves the stream's own errors (a body that ended early) to the caller, and destroys the stream", async () => {
     const failure = new Error('Part terminated early due to unexpected end of multipart data');
-    const failing = new Readable({ read() { this.destroy(failure); } });
+    const failing = new Readable({
+      read() {
+        this.destroy(failure);
+      },
+    });
     await expect(readImage(failing, 10)).rejects.toBe(failure);
     expect(failing.destroyed).toBe(true);
   });

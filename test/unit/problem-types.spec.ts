@@ -1,11 +1,16 @@
 import { problemTypePage } from '../../src/common/problem/problem-pages';
-import { allProblemTypes, defineProblemType, problemTypeForStatus, type ProblemType } from '../../src/common/problem/problem-types';
+import {
+  allProblemTypes,
+  defineProblemType,
+  type ProblemType,
+  problemTypeForStatus,
+} from '../../src/common/problem/problem-types';
 
 const hostile: ProblemType = {
   slug: 'made-up',
   status: 418,
   title: 'A <b>title</b> & "quotes"',
-  meaning: 'Means `<script>alert(1)</script>` and \'more\'.',
+  meaning: "Means `<script>alert(1)</script>` and 'more'.",
   action: 'Do <i>this</i>.',
   exampleDetail: '</pre><script>x</script>',
 };
@@ -20,7 +25,9 @@ describe('problem type pages', () => {
   });
 
   it('name the type absolute against a base URL when one is given', () => {
-    expect(problemTypePage(hostile, 'https://api.example.org')).toContain('<code>https://api.example.org/problems/made-up</code>');
+    expect(problemTypePage(hostile, 'https://api.example.org')).toContain(
+      '<code>https://api.example.org/problems/made-up</code>',
+    );
     expect(problemTypePage(hostile, undefined)).toContain('<code>/problems/made-up</code>');
   });
 });
@@ -34,7 +41,7 @@ describe('the registry', () => {
     expect(() => defineProblemType({ ...base, slug: 'fine-slug', status: 302 })).toThrow(/status 302/);
   });
 
-  it('maps a status without a type of its own to its class\'s type, never to an invented one', () => {
+  it("maps a status without a type of its own to its class's type, never to an invented one", () => {
     expect(problemTypeForStatus(404).slug).toBe('not-found');
     expect(problemTypeForStatus(405).slug).toBe('method-not-allowed');
     expect(problemTypeForStatus(418)).toMatchObject({ slug: 'bad-request', status: 400 });

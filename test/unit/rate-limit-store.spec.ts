@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+
 import { Redis } from 'ioredis';
+
 import { MemoryRateLimitStore } from '../../src/common/rate-limit/memory-rate-limit-store';
 import type { RateLimitStore } from '../../src/common/rate-limit/rate-limit-store';
 import { RedisRateLimitStore } from '../../src/common/rate-limit/redis-rate-limit-store';
@@ -8,22 +10,27 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MINUTE = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+interface OpenStore {
+  store: RateLimitStore;
+  close: () => Promise<void>;
+}
+
 // One behaviour, two stores: the in-process one must count exactly like the shared one.
-describe.each([
-  ['memory', async () => ({ store: new MemoryRateLimitStore() as RateLimitStore, close: async () => undefined })],
+describe.each<[string, () => Promise<OpenStore>]>([
+  ['memory', () => Promise.resolve({ store: new MemoryRateLimitStore(), close: () => Promise.resolve() })],
   [
     'redis',
     async () => {
       const prefix = `test:${randomBytes(6).toString('hex')}:`;
       const store = new RedisRateLimitStore(REDIS_URL, prefix);
       return {
-        store: store as RateLimitStore,
+        store,
         close: async () => {
           const redis = new Redis(REDIS_URL);
           const keys = await redis.keys(`${prefix}*`);
           if (keys.length > 0) await redis.del(...keys);
           await redis.quit();
-          await store.onApplicationShutdown();
+          store.onApplicationShutdown();
         },
       };
     },

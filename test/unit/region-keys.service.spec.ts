@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import type { Clock } from '../../src/common/clock/clock';
 import type { AppConfig } from '../../src/config/app-config';
 import { generateApiKey, hashApiKey } from '../../src/region-keys/api-key-codec';
@@ -13,8 +14,10 @@ import {
   RegionNotFoundError,
 } from '../../src/region-keys/region-keys.errors';
 import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
-import { type ChangeOrigin, RegionKeysService } from '../../src/region-keys/region-keys.service';
-import { automock, expectCalledInOrder, fakeDataSource, passThroughRowLocks } from '../support/service-mocks';
+import { RegionKeysService } from '../../src/region-keys/region-keys.service';
+import type { RegionKeysSettings } from '../../src/region-keys/region-keys.settings';
+import { type ChangeOrigin } from '../../src/region-keys/region-keys.types';
+import { automock, expectCalledInOrder, fakeUnitOfWork } from '../support/service-mocks';
 
 const KEY_LIMIT = 3;
 const NOW = new Date('2026-11-22T10:15:00.000Z');
@@ -22,10 +25,19 @@ const NOW = new Date('2026-11-22T10:15:00.000Z');
 function newRegionKeysServiceTest() {
   const repository = automock(RegionKeysRepository);
   const events = automock(RegionEventsRepository);
-  const { dataSource, transactionManager } = fakeDataSource();
-  const config = { MAX_API_KEYS_PER_REGION: KEY_LIMIT, API_KEY_LAST_USED_RESOLUTION_SECONDS: 60 } as AppConfig;
+  const { unitOfWork, transaction } = fakeUnitOfWork();
+  const settings = {
+    MAX_API_KEYS_PER_REGION: KEY_LIMIT,
+    API_KEY_LAST_USED_RESOLUTION_SECONDS: 60,
+  } as RegionKeysSettings;
   const clock = { now: jest.fn(() => new Date(NOW)).mockName('clock.now') } satisfies Clock;
-  return { sut: new RegionKeysService(dataSource, repository, events, config, clock, passThroughRowLocks(dataSource)), repository, events, clock, manager: transactionManager };
+  return {
+    sut: new RegionKeysService(unitOfWork, repository, events, {} as AppConfig, settings, clock),
+    repository,
+    events,
+    clock,
+    tx: transaction,
+  };
 }
 
 const newRegion = (): Region => Object.assign(new Region(), { id: randomUUID(), name: 'North' });
@@ -54,16 +66,16 @@ describe(RegionKeysService.name, () => {
   let repository: jest.Mocked<RegionKeysRepository>;
   let events: jest.Mocked<RegionEventsRepository>;
   let clock: { now: jest.Mock<Date, []> };
-  let manager: unknown;
+  let tx: unknown;
   let region: Region;
   let caller: ApiKey;
 
   beforeEach(() => {
-    ({ sut, repository, events, clock, manager } = newRegionKeysServiceTest());
+    ({ sut, repository, events, clock, tx } = newRegionKeysServiceTest());
     region = newRegion();
     caller = newKey(region.id);
     repository.lockRegion.mockResolvedValue(true);
-    repository.insertKey.mockImplementation(async (_manager, key) => Object.assign(new ApiKey(), key, { revokesAt: null }));
+    repository.insertKey.mockImplementation(async (_tx, key) => Object.assign(new ApiKey(), key, { revokesAt: null }));
   });
 
   describe('revokeKey: a region keeps at least one key that is not scheduled to stop', () => {
@@ -95,7 +107,7 @@ describe(RegionKeysService.name, () => {
 
       await sut.revokeKey(region.id, rolled.id, callerOf(caller));
 
-      expect(repository.revokeKey).toHaveBeenCalledWith(manager, rolled.id, NOW);
+      expect(repository.revokeKey).toHaveBeenCalledWith(tx, rolled.id, NOW);
     });
 
     it('revokes a key when another permanent key remains, and records it with the caller in the same transaction', async () => {
@@ -106,8 +118,8 @@ describe(RegionKeysService.name, () => {
       await sut.revokeKey(region.id, key.id, callerOf(caller));
 
       expect(repository.revokeKey).toHaveBeenCalledTimes(1);
-      expect(repository.revokeKey).toHaveBeenCalledWith(manager, key.id, NOW);
-      expect(events.insert).toHaveBeenCalledWith(manager, [
+      expect(repository.revokeKey).toHaveBeenCalledWith(tx, key.id, NOW);
+      expect(events.insert).toHaveBeenCalledWith(tx, [
         {
           id: expect.any(String),
           regionId: region.id,
@@ -126,8 +138,8 @@ describe(RegionKeysService.name, () => {
 
       await sut.revokeKey(region.id, key.id, callerOf(caller));
 
-      expect(repository.lockRegion).toHaveBeenCalledWith(manager, region.id);
-      expect(repository.countPermanentManagers).toHaveBeenCalledWith(manager, region.id);
+      expect(repository.lockRegion).toHaveBeenCalledWith(tx, region.id);
+      expect(repository.countPermanentManagers).toHaveBeenCalledWith(tx, region.id);
       expectCalledInOrder(repository.lockRegion, repository.countPermanentManagers, repository.revokeKey);
     });
 
@@ -135,13 +147,13 @@ describe(RegionKeysService.name, () => {
     // only by the repository's lookup (id, caller's region, active at the clock's time): the
     // e2e suite covers that query. Here: whatever the reason the lookup finds nothing, the
     // answer is the same.
-    it('answers not-found, and revokes nothing, for a key that is not active in the caller\'s region', async () => {
+    it("answers not-found, and revokes nothing, for a key that is not active in the caller's region", async () => {
       const keyId = randomUUID();
       repository.findActiveKeyInRegion.mockResolvedValue(null);
       repository.countPermanentManagers.mockResolvedValue(2);
 
       await expect(sut.revokeKey(region.id, keyId, callerOf(caller))).rejects.toBeInstanceOf(ApiKeyNotFoundError);
-      expect(repository.findActiveKeyInRegion).toHaveBeenCalledWith(manager, keyId, region.id, NOW);
+      expect(repository.findActiveKeyInRegion).toHaveBeenCalledWith(tx, keyId, region.id, NOW);
       expect(repository.revokeKey).not.toHaveBeenCalled();
       expect(events.insert).not.toHaveBeenCalled();
     });
@@ -165,12 +177,12 @@ describe(RegionKeysService.name, () => {
       expect(principal).toMatchObject({ regionId: region.id, apiKeyId: own.id });
       await sut.revokeKey(principal!.regionId, principal!.apiKeyId, callerOf(own));
 
-      expect(repository.revokeKey).toHaveBeenCalledWith(manager, own.id, NOW);
+      expect(repository.revokeKey).toHaveBeenCalledWith(tx, own.id, NOW);
     });
   });
 
   describe('authenticate', () => {
-    it('looks the key up at the clock\'s time, so a key past its revokesAt is refused', async () => {
+    it("looks the key up at the clock's time, so a key past its revokesAt is refused", async () => {
       repository.findActiveKeyWithRegion.mockResolvedValue(null);
       const secret = generateApiKey();
 
@@ -192,9 +204,17 @@ describe(RegionKeysService.name, () => {
 
       const revokesAt = new Date(NOW.getTime() + 3600_000);
       expect(rolled.replaces).toEqual({ id: old.id, revokesAt });
-      expect(repository.scheduleRevocation).toHaveBeenCalledWith(manager, old.id, revokesAt, null, NOW);
-      expect(repository.insertKey).toHaveBeenCalledWith(manager, expect.objectContaining({ description: 'old', tokenHash: hashApiKey(rolled.key) }));
-      expectCalledInOrder(repository.lockRegion, repository.findActiveKeyInRegion, repository.scheduleRevocation, events.insert);
+      expect(repository.scheduleRevocation).toHaveBeenCalledWith(tx, old.id, revokesAt, null, NOW);
+      expect(repository.insertKey).toHaveBeenCalledWith(
+        tx,
+        expect.objectContaining({ description: 'old', tokenHash: hashApiKey(rolled.key) }),
+      );
+      expectCalledInOrder(
+        repository.lockRegion,
+        repository.findActiveKeyInRegion,
+        repository.scheduleRevocation,
+        events.insert,
+      );
     });
 
     it('records the roll on the old key (with its revokesAt) and the creation of the new key, in the same transaction', async () => {
@@ -205,17 +225,26 @@ describe(RegionKeysService.name, () => {
       const rolled = await roll(old, 60);
 
       expect(events.insert).toHaveBeenCalledTimes(1);
-      const [insertManager, recorded] = events.insert.mock.calls[0];
-      expect(insertManager).toBe(manager);
+      const [insertTx, recorded] = events.insert.mock.calls[0];
+      expect(insertTx).toBe(tx);
       expect(recorded.map(({ type, apiKey, actor }) => ({ type, apiKey, actor }))).toEqual([
         {
           type: 'api_key.rolled',
-          apiKey: { id: old.id, tokenPreview: old.tokenPreview, revokesAt: new Date(NOW.getTime() + 60_000), grant: { permissions: old.permissions, allowedCidrs: null } },
+          apiKey: {
+            id: old.id,
+            tokenPreview: old.tokenPreview,
+            revokesAt: new Date(NOW.getTime() + 60_000),
+            grant: { permissions: old.permissions, allowedCidrs: null },
+          },
           actor: callerOf(caller).actor,
         },
         {
           type: 'api_key.created',
-          apiKey: { id: rolled.apiKey.id, tokenPreview: rolled.apiKey.tokenPreview, grant: { permissions: ['region:read', 'keys:write'], allowedCidrs: null } },
+          apiKey: {
+            id: rolled.apiKey.id,
+            tokenPreview: rolled.apiKey.tokenPreview,
+            grant: { permissions: ['region:read', 'keys:write'], allowedCidrs: null },
+          },
           actor: callerOf(caller).actor,
         },
       ]);
@@ -239,8 +268,8 @@ describe(RegionKeysService.name, () => {
       const rolled = await roll(old, 0, null);
 
       expect(rolled.replaces.revokesAt).toEqual(NOW);
-      expect(repository.scheduleRevocation).toHaveBeenCalledWith(manager, old.id, NOW, NOW, NOW);
-      expect(repository.insertKey).toHaveBeenCalledWith(manager, expect.objectContaining({ description: null }));
+      expect(repository.scheduleRevocation).toHaveBeenCalledWith(tx, old.id, NOW, NOW, NOW);
+      expect(repository.insertKey).toHaveBeenCalledWith(tx, expect.objectContaining({ description: null }));
     });
 
     it('refuses with a 409, changing nothing, to roll a key already scheduled to stop', async () => {
@@ -273,7 +302,7 @@ describe(RegionKeysService.name, () => {
       expect(repository.insertKey).toHaveBeenCalledTimes(1);
     });
 
-    it('answers not-found for a key that is not active in the caller\'s region', async () => {
+    it("answers not-found for a key that is not active in the caller's region", async () => {
       repository.findActiveKeyInRegion.mockResolvedValue(null);
 
       await expect(roll(newKey(region.id), 60)).rejects.toBeInstanceOf(ApiKeyNotFoundError);
@@ -283,16 +312,19 @@ describe(RegionKeysService.name, () => {
   });
 
   describe('createKey: at most MAX_API_KEYS_PER_REGION active keys', () => {
-    it.each([KEY_LIMIT, KEY_LIMIT + 1])('refuses with a 409 and inserts nothing when the region holds %i keys', async (active) => {
-      repository.countActiveKeys.mockResolvedValue(active);
+    it.each([KEY_LIMIT, KEY_LIMIT + 1])(
+      'refuses with a 409 and inserts nothing when the region holds %i keys',
+      async (active) => {
+        repository.countActiveKeys.mockResolvedValue(active);
 
-      const refusal = sut.createKey(region.id, {}, callerOf(caller));
+        const refusal = sut.createKey(region.id, {}, callerOf(caller));
 
-      await expect(refusal).rejects.toBeInstanceOf(ApiKeyLimitError);
-      await expect(refusal).rejects.toMatchObject({ status: 409, slug: 'api-key-limit' });
-      expect(repository.insertKey).not.toHaveBeenCalled();
-      expect(events.insert).not.toHaveBeenCalled();
-    });
+        await expect(refusal).rejects.toBeInstanceOf(ApiKeyLimitError);
+        await expect(refusal).rejects.toMatchObject({ status: 409, slug: 'api-key-limit' });
+        expect(repository.insertKey).not.toHaveBeenCalled();
+        expect(events.insert).not.toHaveBeenCalled();
+      },
+    );
 
     it('inserts below the limit, storing only the hash of the secret it returns, and records it', async () => {
       repository.countActiveKeys.mockResolvedValue(KEY_LIMIT - 1);
@@ -300,11 +332,20 @@ describe(RegionKeysService.name, () => {
       const issued = await sut.createKey(region.id, { description: 'CI runner' }, callerOf(caller));
 
       expect(repository.insertKey).toHaveBeenCalledTimes(1);
-      const [insertManager, inserted] = repository.insertKey.mock.calls[0];
-      expect(insertManager).toBe(manager);
-      expect(inserted).toMatchObject({ regionId: region.id, description: 'CI runner', tokenHash: hashApiKey(issued.key) });
+      const [insertTx, inserted] = repository.insertKey.mock.calls[0];
+      expect(insertTx).toBe(tx);
+      expect(inserted).toMatchObject({
+        regionId: region.id,
+        description: 'CI runner',
+        tokenHash: hashApiKey(issued.key),
+      });
       expect(Object.values(inserted)).not.toContain(issued.key);
-      expect(events.insert).toHaveBeenCalledWith(manager, [expect.objectContaining({ type: 'api_key.created', apiKey: expect.objectContaining({ id: issued.apiKey.id, tokenPreview: issued.apiKey.tokenPreview }) })]);
+      expect(events.insert).toHaveBeenCalledWith(tx, [
+        expect.objectContaining({
+          type: 'api_key.created',
+          apiKey: expect.objectContaining({ id: issued.apiKey.id, tokenPreview: issued.apiKey.tokenPreview }),
+        }),
+      ]);
     });
 
     it('locks the region row before counting its keys, in the transaction that inserts', async () => {
@@ -312,7 +353,7 @@ describe(RegionKeysService.name, () => {
 
       await sut.createKey(region.id, {}, callerOf(caller));
 
-      expect(repository.countActiveKeys).toHaveBeenCalledWith(manager, region.id, NOW);
+      expect(repository.countActiveKeys).toHaveBeenCalledWith(tx, region.id, NOW);
       expectCalledInOrder(repository.lockRegion, repository.countActiveKeys, repository.insertKey);
     });
 
@@ -349,21 +390,30 @@ describe(RegionKeysService.name, () => {
       const next = await sut.listEvents(region.id, 2, page.next!);
       // The cursor names the last event by its id, looked up in the caller's region only.
       expect(events.findPosition).toHaveBeenCalledWith(region.id, rows[1].id);
-      expect(events.listByRegion).toHaveBeenLastCalledWith(region.id, 3, { occurredAt: rows[1].occurredAt, seq: rows[1].seq });
+      expect(events.listByRegion).toHaveBeenLastCalledWith(region.id, 3, {
+        occurredAt: rows[1].occurredAt,
+        seq: rows[1].seq,
+      });
       expect(next).toEqual({ events: [rows[2]], next: null });
     });
 
     it('refuses a well-formed cursor that names no event of the region with a 400 naming the cursor', async () => {
       events.findPosition.mockResolvedValueOnce(null);
       const cursor = Buffer.from(randomUUID().replace(/-/g, ''), 'hex').toString('base64url');
-      await expect(sut.listEvents(region.id, 2, cursor)).rejects.toMatchObject({ status: 400, errors: [{ field: 'cursor' }] });
+      await expect(sut.listEvents(region.id, 2, cursor)).rejects.toMatchObject({
+        status: 400,
+        errors: [{ field: 'cursor' }],
+      });
       expect(events.listByRegion).not.toHaveBeenCalled();
     });
 
     it.each(['nonsense', Buffer.from('2026-11-22T10:15:00.000Z 0').toString('base64url'), ''])(
       'refuses a cursor it did not hand out (%j) with a 400 naming the cursor',
       async (cursor) => {
-        await expect(sut.listEvents(region.id, 2, cursor)).rejects.toMatchObject({ status: 400, errors: [{ field: 'cursor' }] });
+        await expect(sut.listEvents(region.id, 2, cursor)).rejects.toMatchObject({
+          status: 400,
+          errors: [{ field: 'cursor' }],
+        });
         expect(events.findPosition).not.toHaveBeenCalled();
         expect(events.listByRegion).not.toHaveBeenCalled();
       },

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { generateApiKey } from '../../src/region-keys/api-key-codec';
+
 import { looksLikeKey, scrubKeys } from '../../src/common/logging/scrub';
+import { generateApiKey } from '../../src/region-keys/api-key-codec';
 import { propertyRuns } from '../support/property-runs';
 
 describe('scrubKeys', () => {
@@ -30,7 +31,12 @@ describe('scrubKeys', () => {
   });
 
   it('leaves route paths, UUIDs and request ids alone', () => {
-    for (const text of ['/auth/region/api-keys/5d7c2f1a-0b6e-4b8e-9a53-5f2a3c1d9e70/roll', '/planets/42/image', 'trace-42', 'rk_short']) {
+    for (const text of [
+      '/auth/region/api-keys/5d7c2f1a-0b6e-4b8e-9a53-5f2a3c1d9e70/roll',
+      '/planets/42/image',
+      'trace-42',
+      'rk_short',
+    ]) {
       expect(looksLikeKey(text)).toBe(false);
       expect(scrubKeys(text)).toBe(text);
     }

@@ -1,10 +1,15 @@
 import type { IncomingMessage } from 'node:http';
+
 import proxyAddr from '@fastify/proxy-addr';
+
 import { dropUnreadableForwardedFor, trustProxyOption } from '../../src/common/http/trust-proxy';
 
 /** What Fastify's request.ip gives for a socket peer and an X-Forwarded-For, after the cleaning hook. */
 function clientAddress(setting: Parameters<typeof trustProxyOption>[0], peer: string, forwardedFor?: string): string {
-  const raw = { headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress: peer } } as unknown as IncomingMessage;
+  const raw = {
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+    socket: { remoteAddress: peer },
+  } as unknown as IncomingMessage;
   dropUnreadableForwardedFor(raw);
   const trust = trustProxyOption(setting);
   if (trust === false) return peer;
@@ -52,7 +57,11 @@ describe('client address behind proxies', () => {
   });
 
   it('always yields an address that fits the 64-character audit column', () => {
-    for (const forwarded of ['ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255', `${'a'.repeat(80)}, 1.2.3.4`, '0:0:0:0:0:ffff:192.168.100.228']) {
+    for (const forwarded of [
+      'ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255',
+      `${'a'.repeat(80)}, 1.2.3.4`,
+      '0:0:0:0:0:ffff:192.168.100.228',
+    ]) {
       expect(clientAddress(1, '10.0.0.2', forwarded).length).toBeLessThanOrEqual(64);
     }
   });

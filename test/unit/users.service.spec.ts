@@ -1,5 +1,5 @@
 import bcrypt from 'bcrypt';
-import type { AppConfig } from '../../src/config/app-config';
+
 import type { User } from '../../src/users/entities/user.entity';
 import { PasswordHasher } from '../../src/users/password-hasher';
 import { EmailTakenError } from '../../src/users/users.errors';
@@ -10,7 +10,7 @@ import { automock } from '../support/service-mocks';
 /** The real hasher at bcrypt's lowest cost: the test checks a real hash, in milliseconds. */
 function newUsersServiceTest() {
   const repository = automock(UsersRepository);
-  const sut = new UsersService(repository, new PasswordHasher({ BCRYPT_COST: 4 } as AppConfig));
+  const sut = new UsersService(repository, new PasswordHasher({ BCRYPT_COST: 4 }));
   return { sut, repository };
 }
 
@@ -37,7 +37,10 @@ describe(UsersService.name, () => {
     it('refuses an address with an invisible character with a 400 naming email, before hashing or inserting', async () => {
       const refusal = sut.signUp({ email: 'an​n@example.org', password: PASSWORD });
 
-      await expect(refusal).rejects.toMatchObject({ status: 400, errors: [{ field: 'email', message: expect.stringContaining('invisible') }] });
+      await expect(refusal).rejects.toMatchObject({
+        status: 400,
+        errors: [{ field: 'email', message: expect.stringContaining('invisible') }],
+      });
       expect(repository.insertUnlessEmailTaken).not.toHaveBeenCalled();
     });
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { BasicStrategy as HttpBasicStrategy } from 'passport-http';
+
 import { AuthService } from '../auth.service';
 import type { AuthenticatedUser } from '../authenticated-user';
 import { parseBasicAuthorization } from '../basic-credentials';
@@ -24,7 +25,11 @@ class Rfc7617BasicStrategy extends HttpBasicStrategy {
     if (!credentials) return super.authenticate(req, options);
     // passport-http keeps the verify callback (Nest's bridge to validate()) as _verify.
     const verify = (this as unknown as { _verify: Verify })._verify;
-    const self = this as unknown as { error(err: unknown): void; success(user: unknown): void; fail(challenge: string): void };
+    const self = this as unknown as {
+      error(err: unknown): void;
+      success(user: unknown): void;
+      fail(challenge: string): void;
+    };
     verify(req, credentials.email, credentials.password, (err, user) => {
       if (err) self.error(err);
       else if (user) self.success(user);

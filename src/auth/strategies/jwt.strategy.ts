@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
+
 import type { AuthenticatedUser } from '../authenticated-user';
 import { JwtSettings } from '../jwt-settings';
-import { TokenService, type TokenClaims } from '../token.service';
+import { type TokenClaims, TokenService } from '../token.service';
 
 export const JWT_STRATEGY = 'jwt';
 

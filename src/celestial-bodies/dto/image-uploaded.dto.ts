@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+
 import { IMAGE_TYPES } from '../image-upload';
 
 /** The Galaxy `ImageUploadedMessage`. */
@@ -16,6 +17,6 @@ export class ImageUploadedDto {
   @ApiProperty({ type: 'integer', description: 'Size of the image in bytes', example: 1048576 })
   fileSize: number;
 
-  @ApiProperty({ description: 'The type detected from the image\'s bytes', enum: IMAGE_TYPES, example: 'image/jpeg' })
+  @ApiProperty({ description: "The type detected from the image's bytes", enum: IMAGE_TYPES, example: 'image/jpeg' })
   mimeType: string;
 }

@@ -15,11 +15,11 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+
+import { FINITE, IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import type { PlanetValues } from '../celestial-bodies.repository';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import { AtmosphereComponentDto, PhysicalPropertiesDto } from './planet-properties.dto';
-import { FINITE, IsDateTime, IsOmittable, trim } from './validators';
-import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
 
 /**
  * The body of POST and PUT /planets: the Galaxy's Planet without its read-only parts
@@ -38,7 +38,13 @@ export class PlanetInputDto {
   @IsPlainText()
   name: string;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, description: PLAIN_TEXT_RULE, example: 'The red planet' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: 2000,
+    description: PLAIN_TEXT_RULE,
+    example: 'The red planet',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -96,7 +102,9 @@ export class PlanetInputDto {
     description: `Each trimmed, 1 to 50 characters, no duplicates. ${PLAIN_TEXT_RULE}`,
     example: ['solar-system', 'rocky', 'explored'],
   })
-  @Transform(({ value }) => (Array.isArray(value) ? value.map((v) => trim({ value: v })) : value))
+  @Transform(({ value }: { value: unknown }) =>
+    Array.isArray(value) ? value.map((v: unknown) => trim({ value: v })) : value,
+  )
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(20)

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
-import { UserDto } from '../../users/dto/user.dto';
+
+import { UserDto } from '../../users';
+import type { PlanetWithSatellites } from '../celestial-bodies.types';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
-import type { PlanetWithSatellites } from '../celestial-bodies.service';
 import { AtmosphereComponentDto, PhysicalPropertiesDto, type TemperatureDto } from './planet-properties.dto';
 import { present, SatelliteDto } from './satellite.dto';
 
@@ -47,10 +48,18 @@ export class PlanetDto {
   })
   image: string | null;
 
-  @ApiProperty({ type: () => [SatelliteDto], readOnly: true, description: 'Its satellites, oldest first (add them with POST /celestial-bodies).' })
+  @ApiProperty({
+    type: () => [SatelliteDto],
+    readOnly: true,
+    description: 'Its satellites, oldest first (add them with POST /celestial-bodies).',
+  })
   satellites: SatelliteDto[];
 
-  @ApiProperty({ type: () => UserDto, readOnly: true, description: 'The user who created the planet; only they may change it.' })
+  @ApiProperty({
+    type: () => UserDto,
+    readOnly: true,
+    description: 'The user who created the planet; only they may change it.',
+  })
   creator: UserDto;
 
   @ApiProperty({ type: 'string', isArray: true, example: ['solar-system', 'rocky', 'explored'] })

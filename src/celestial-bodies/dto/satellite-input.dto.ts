@@ -1,17 +1,31 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsNumber, IsObject, IsOptional, IsPositive, IsString, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { MAX_ID, SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
-import { FINITE, greaterThan, IsOmittable, trim } from './validators';
-import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
+import {
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsPositive,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+import { FINITE, greaterThan, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+import { INT4_MAX } from '../../database';
+import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
 
 /** Names an existing planet by its id. */
 @ApiSchema({ name: 'PlanetIdRef' })
 export class PlanetIdRefDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: INT4_MAX, example: 1 })
   @IsInt()
   @Min(1)
-  @Max(MAX_ID)
+  @Max(INT4_MAX)
   id: number;
 }
 
@@ -23,13 +37,25 @@ export class OrbitInputDto {
   @Type(() => PlanetIdRefDto)
   planet: PlanetIdRefDto;
 
-  @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Orbital period in Earth days', example: 0.319 })
+  @ApiPropertyOptional({
+    type: 'number',
+    format: 'float',
+    ...greaterThan(0),
+    description: 'Orbital period in Earth days',
+    example: 0.319,
+  })
   @IsOmittable()
   @IsNumber(FINITE)
   @IsPositive()
   orbitalPeriod?: number;
 
-  @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Average distance from the planet in kilometers', example: 9376 })
+  @ApiPropertyOptional({
+    type: 'number',
+    format: 'float',
+    ...greaterThan(0),
+    description: 'Average distance from the planet in kilometers',
+    example: 9376,
+  })
   @IsOmittable()
   @IsNumber(FINITE)
   @IsPositive()
@@ -46,14 +72,26 @@ export class SatelliteInputDto {
   @IsPlainText()
   name: string;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000, description: PLAIN_TEXT_RULE, example: 'Phobos is the larger and innermost of the two moons of Mars.' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: 2000,
+    description: PLAIN_TEXT_RULE,
+    example: 'Phobos is the larger and innermost of the two moons of Mars.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
   @IsPlainText()
   description?: string | null;
 
-  @ApiPropertyOptional({ type: 'number', format: 'float', ...greaterThan(0), description: 'Diameter in kilometers', example: 22.2 })
+  @ApiPropertyOptional({
+    type: 'number',
+    format: 'float',
+    ...greaterThan(0),
+    description: 'Diameter in kilometers',
+    example: 22.2,
+  })
   @IsOmittable()
   @IsNumber(FINITE)
   @IsPositive()

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
+
 import type { SatelliteRecord } from '../celestial-bodies.repository';
+import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
 
 /**
  * The planet a satellite orbits, by id and name. (The Galaxy puts a whole Planet here; with
@@ -23,7 +24,12 @@ export class OrbitDto {
   @ApiPropertyOptional({ type: 'number', format: 'float', description: 'Orbital period in Earth days', example: 0.319 })
   orbitalPeriod?: number;
 
-  @ApiPropertyOptional({ type: 'number', format: 'float', description: 'Average distance from the planet in kilometers', example: 9376 })
+  @ApiPropertyOptional({
+    type: 'number',
+    format: 'float',
+    description: 'Average distance from the planet in kilometers',
+    example: 9376,
+  })
   distance?: number;
 }
 
@@ -36,7 +42,11 @@ export class SatelliteDto {
   @ApiProperty({ example: 'Phobos' })
   name: string;
 
-  @ApiProperty({ type: 'string', nullable: true, example: 'Phobos is the larger and innermost of the two moons of Mars.' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'Phobos is the larger and innermost of the two moons of Mars.',
+  })
   description: string | null;
 
   @ApiPropertyOptional({ type: 'number', format: 'float', description: 'Diameter in kilometers', example: 22.2 })

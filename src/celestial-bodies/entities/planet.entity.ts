@@ -1,5 +1,16 @@
-import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { PLANET_TYPES, type PlanetType, sqlValues } from '../celestial-body-types';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  ForeignKey,
+  Index,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+
+import { sqlValues } from '../../database';
+import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import type { PlanetImage } from './planet-image.entity';
 
 /** One gas of an atmosphere. Kept as JSON on the planet: it is always read and written whole. */
@@ -19,7 +30,11 @@ export interface AtmosphereComponent {
 @Check('planets_mass_check', '"mass" > 0')
 @Check('planets_radius_check', '"radius" > 0')
 export class Planet {
-  @PrimaryGeneratedColumn('identity', { type: 'integer', generatedIdentity: 'BY DEFAULT', primaryKeyConstraintName: 'planets_pkey' })
+  @PrimaryGeneratedColumn('identity', {
+    type: 'integer',
+    generatedIdentity: 'BY DEFAULT',
+    primaryKeyConstraintName: 'planets_pkey',
+  })
   id: number;
 
   @Column({ type: 'varchar', length: 100 })

@@ -1,5 +1,17 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { SATELLITE_TYPES, type SatelliteType, sqlValues } from '../celestial-body-types';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+
+import { sqlValues } from '../../database';
+import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
 import { Planet } from './planet.entity';
 
 /** A moon, asteroid or comet orbiting one planet. It goes when its planet goes (ON DELETE CASCADE). */
@@ -9,7 +21,11 @@ import { Planet } from './planet.entity';
 @Check('satellites_type_check', `"type" IN (${sqlValues(SATELLITE_TYPES)})`)
 @Check('satellites_diameter_check', '"diameter" > 0')
 export class Satellite {
-  @PrimaryGeneratedColumn('identity', { type: 'integer', generatedIdentity: 'BY DEFAULT', primaryKeyConstraintName: 'satellites_pkey' })
+  @PrimaryGeneratedColumn('identity', {
+    type: 'integer',
+    generatedIdentity: 'BY DEFAULT',
+    primaryKeyConstraintName: 'satellites_pkey',
+  })
   id: number;
 
   @Column({ name: 'planet_id', type: 'integer' })

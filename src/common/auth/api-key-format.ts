@@ -14,7 +14,10 @@ export type ApiEnvironment = (typeof API_ENVIRONMENTS)[number];
 
 export const API_KEY_PREFIX = 'rk_';
 export const SANDBOX_API_KEY_PREFIX = 'rk_test_';
-export const API_KEY_PREFIXES: Record<ApiEnvironment, string> = { live: API_KEY_PREFIX, sandbox: SANDBOX_API_KEY_PREFIX };
+export const API_KEY_PREFIXES: Record<ApiEnvironment, string> = {
+  live: API_KEY_PREFIX,
+  sandbox: SANDBOX_API_KEY_PREFIX,
+};
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 43; // 62^43 > 2^256

@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable, Logger, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+
 import { ForbiddenError } from '../problem/problem';
 
 export const AUTH_POLICY = 'authPolicy';

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+
 import { PROBLEM_CONTENT_TYPE, problemOf } from '../problem/problem';
 import { BAD_REQUEST, HEADERS_TOO_LARGE, REQUEST_TIMEOUT } from '../problem/problem-types';
-import { SECURITY_HEADERS } from './http-hooks';
+import { SECURITY_HEADERS } from './standard-headers';
 
 /**
  * Requests Node's HTTP parser rejects before Fastify sees them (a malformed request line,
@@ -11,11 +12,20 @@ import { SECURITY_HEADERS } from './http-hooks';
  * straight to the socket, with the usual headers. The connection is then closed, as the
  * parser's state is unknown.
  */
-export function clientErrorHandler({ baseUrl, extraHeaders = {} }: { baseUrl?: string; extraHeaders?: Record<string, string> } = {}) {
-  return (error: Error & { code?: string }, socket: Socket): void => answerClientError(error, socket, baseUrl, extraHeaders);
+export function clientErrorHandler({
+  baseUrl,
+  extraHeaders = {},
+}: { baseUrl?: string; extraHeaders?: Record<string, string> } = {}) {
+  return (error: Error & { code?: string }, socket: Socket): void =>
+    answerClientError(error, socket, baseUrl, extraHeaders);
 }
 
-function answerClientError(error: Error & { code?: string }, socket: Socket, baseUrl: string | undefined, extraHeaders: Record<string, string>): void {
+function answerClientError(
+  error: Error & { code?: string },
+  socket: Socket,
+  baseUrl: string | undefined,
+  extraHeaders: Record<string, string>,
+): void {
   // A reset or timed-out socket cannot be answered.
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();

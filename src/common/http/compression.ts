@@ -1,8 +1,9 @@
 import fastifyCompress from '@fastify/compress';
 import { applyDecorators, Header } from '@nestjs/common';
-import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import { CONTENT_CODINGS, etagForCoding } from './etag';
 
 /** Smaller bodies are sent as they are: compressing them saves too little to pay for itself. */
@@ -17,7 +18,8 @@ const routeFlag =
   (flag: string): MethodDecorator =>
   (_target, _key, descriptor) => {
     const handler = descriptor.value as object;
-    const config = (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown> | undefined) ?? {};
+    const config =
+      (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown> | undefined) ?? {};
     Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, [flag]: true }, handler);
     return descriptor;
   };
@@ -68,11 +70,16 @@ export async function registerCompression(app: NestFastifyApplication): Promise<
       const config = route.config as Record<string, unknown> | undefined;
       if (!config?.[ENTITY_TAGGED]) return;
       const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
-      route.onSend = [...own, tagCodedRepresentation as onSendHookHandler];
+      route.onSend = [...own, tagCodedRepresentation];
     });
 }
 
-function tagCodedRepresentation(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {
+function tagCodedRepresentation(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: null, payload: unknown) => void,
+): void {
   const coding = reply.getHeader('content-encoding');
   if (typeof coding === 'string' && coding !== 'identity') {
     const etag = reply.getHeader('etag');

@@ -32,7 +32,11 @@ const ENTITY_TAG = /(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g;
 
 /** The entity tags of an If-Match or If-None-Match value; anything else in it is ignored. */
 function parseEntityTags(header: string): EntityTag[] {
-  return [...header.matchAll(ENTITY_TAG)].map(([text, weak, opaque]) => ({ weak: weak !== undefined, text, opaque: withoutCoding(opaque) }));
+  return [...header.matchAll(ENTITY_TAG)].map(([text, weak, opaque]) => ({
+    weak: weak !== undefined,
+    text,
+    opaque: withoutCoding(opaque),
+  }));
 }
 
 function withoutCoding(opaque: string): string {

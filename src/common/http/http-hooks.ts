@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import type { FastifyInstance } from 'fastify';
+
 import { looksLikeKey } from '../logging/scrub';
 import { ValidationFailedError } from '../problem/problem';
 import { isPlainHost } from './location';
+import { applyStandardHeaders } from './standard-headers';
 import { dropUnreadableForwardedFor } from './trust-proxy';
 
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * The client's X-Request-ID when it is short and plain, else a new UUID. A key-shaped id is
@@ -17,14 +20,6 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) && !looksLikeKey(sent) ? sent : randomUUID();
 }
 
-export const SECURITY_HEADERS: Record<string, string> = {
-  'X-Content-Type-Options': 'nosniff',
-  'Content-Security-Policy': "frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
-
 /**
  * What a sandbox adds to every response, so that an integrator (or a log, or a proxy) sees
  * which environment answered. Undefined when live: live responses carry nothing extra and
@@ -34,35 +29,38 @@ export function environmentHeadersOf(environment: 'live' | 'sandbox'): Record<st
   return environment === 'sandbox' ? { 'X-API-Environment': 'sandbox' } : undefined;
 }
 
-/** Sets the headers every response carries. */
-export function applyStandardHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('X-Request-ID', request.id);
-  reply.headers(SECURITY_HEADERS);
-  // Any response may be sent compressed or not by the client's Accept-Encoding (see
-  // compression.ts); said here once, rather than by a hook on every response's way out.
-  reply.header('Vary', 'accept-encoding');
-}
-
 /** Headers every response carries, errors, 404s and CORS preflights included. */
 export function registerHttpHooks(
   fastify: FastifyInstance,
-  { readForwardedFor = false, environmentHeaders }: { readForwardedFor?: boolean; environmentHeaders?: Record<string, string> } = {},
+  {
+    readForwardedFor = false,
+    environmentHeaders,
+  }: { readForwardedFor?: boolean; environmentHeaders?: Record<string, string> } = {},
 ): void {
   // First of all hooks: nothing may read request.ip before the header is cleaned.
   if (readForwardedFor) fastify.addHook('onRequest', async (request) => dropUnreadableForwardedFor(request.raw));
   // Before CORS (registered after these hooks), whose preflight answers end the request.
-  if (environmentHeaders) fastify.addHook('onRequest', async (_request, reply) => void reply.headers(environmentHeaders));
+  if (environmentHeaders)
+    fastify.addHook('onRequest', async (_request, reply) => void reply.headers(environmentHeaders));
   fastify.addHook('onRequest', async (request, reply) => {
     applyStandardHeaders(request, reply);
     // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's check is off, see httpServerLimits.
     const host = request.headers.host;
     if (request.raw.httpVersion === '1.1' && host === undefined) {
-      throw new ValidationFailedError([{ field: 'Host', message: 'An HTTP/1.1 request must have a Host header' }], 'The Host header is missing.');
+      throw new ValidationFailedError(
+        [{ field: 'Host', message: 'An HTTP/1.1 request must have a Host header' }],
+        'The Host header is missing.',
+      );
     }
     // So is an invalid one (same section): no URI the service sends is ever built from it (see location.ts).
     if (host !== undefined && !isPlainHost(host)) {
       throw new ValidationFailedError(
-        [{ field: 'Host', message: 'Host must be a host name or IP address (IPv6 in brackets), with an optional port' }],
+        [
+          {
+            field: 'Host',
+            message: 'Host must be a host name or IP address (IPv6 in brackets), with an optional port',
+          },
+        ],
         'The Host header is malformed.',
       );
     }

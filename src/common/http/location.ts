@@ -1,4 +1,5 @@
 import { isIPv6 } from 'node:net';
+
 import type { FastifyRequest } from 'fastify';
 
 const PORT = '(?::(?:[1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5]))?';
@@ -51,4 +52,9 @@ export function absoluteUrl(request: FastifyRequest, baseUrl: string | undefined
 
 /** The OpenAPI declaration of a 201's Location header. */
 export const locationHeader = (description: string, examplePath: string) =>
-  ({ Location: { description, schema: { type: 'string', format: 'uri', example: `https://api.example.org${examplePath}` } } }) as const;
+  ({
+    Location: {
+      description,
+      schema: { type: 'string', format: 'uri', example: `https://api.example.org${examplePath}` },
+    },
+  }) as const;

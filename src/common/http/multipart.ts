@@ -1,9 +1,19 @@
-import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, OnModuleInit, UseInterceptors } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+
+import {
+  applyDecorators,
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  OnModuleInit,
+  UseInterceptors,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyAdapter, RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
+
 import { DomainError } from '../problem/problem';
 import { REQUEST_TIMEOUT, UNSUPPORTED_MEDIA_TYPE } from '../problem/problem-types';
 
@@ -19,7 +29,8 @@ export class UnsupportedMediaTypeError extends DomainError {
   }
 }
 
-const isFormData = (contentType: string | undefined): boolean => contentType?.split(';')[0].trim().toLowerCase() === 'multipart/form-data';
+const isFormData = (contentType: string | undefined): boolean =>
+  contentType?.split(';')[0].trim().toLowerCase() === 'multipart/form-data';
 
 /**
  * The client stopped sending its request body for longer than a route allows. The same
@@ -37,7 +48,11 @@ export class BodyStalledError extends DomainError {
  * before it, an unread body is held back by the server (TCP flow control), not the client.
  * A stalled `read` is left to end with the connection, which the 408 closes.
  */
-export async function readBodyWithIdleLimit<T>(raw: IncomingMessage, idleMs: number, read: () => Promise<T>): Promise<T> {
+export async function readBodyWithIdleLimit<T>(
+  raw: IncomingMessage,
+  idleMs: number,
+  read: () => Promise<T>,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let rearm = () => {};
   const stalled = new Promise<never>((_, reject) => {
@@ -84,8 +99,8 @@ class DiscardUnreadBody implements NestInterceptor {
     const http = context.switchToHttp();
     const raw = http.getRequest<FastifyRequest>().raw;
     return next.handle().pipe(
-      concatMap((result) => from(discardRest(raw).then(() => result))),
-      catchError((err) => {
+      concatMap((result: unknown) => from(discardRest(raw).then(() => result))),
+      catchError((err: unknown) => {
         // Waiting for the rest of a stalled body would hold the socket until REQUEST_TIMEOUT_MS:
         // the 408 is sent now and the connection closed after it.
         if (err instanceof BodyStalledError) {
@@ -133,7 +148,8 @@ export class MultipartOnlyWhereAccepted implements OnModuleInit {
     // Hooks added before Fastify is ready apply to every route, also those already declared.
     fastify.addHook('preParsing', async (request: FastifyRequest) => {
       const formDetail = formDetailOf(request);
-      if (formDetail !== undefined && !isFormData(request.headers['content-type'])) throw new UnsupportedMediaTypeError(formDetail);
+      if (formDetail !== undefined && !isFormData(request.headers['content-type']))
+        throw new UnsupportedMediaTypeError(formDetail);
     });
     fastify.addHook('preValidation', async (request: FastifyRequest) => {
       const isMultipart = (request as FastifyRequest & { isMultipart?: () => boolean }).isMultipart?.() === true;

@@ -24,7 +24,8 @@ export class RouteMethods {
     const fastify = adapterHost.httpAdapter.getInstance<FastifyInstance>();
     // The matching options of Fastify's own router, top-level or in routerOptions.
     const initial = fastify.initialConfig as Record<string, unknown> & { routerOptions?: Record<string, unknown> };
-    const option = <T>(name: string): T | undefined => (initial.routerOptions?.[name] ?? initial[name]) as T | undefined;
+    const option = <T>(name: string): T | undefined =>
+      (initial.routerOptions?.[name] ?? initial[name]) as T | undefined;
     this.router = FindMyWay({
       caseSensitive: option<boolean>('caseSensitive'),
       ignoreTrailingSlash: option<boolean>('ignoreTrailingSlash'),
@@ -45,7 +46,8 @@ export class RouteMethods {
       try {
         const found = this.router.find(method, path);
         // Nest answers a route whose parameter would be empty (`/planets/`) as not found.
-        if (found && !Object.entries(found.params).some(([name, value]) => value === '' && name !== '*')) allowed.push(method);
+        if (found && !Object.entries(found.params).some(([name, value]) => value === '' && name !== '*'))
+          allowed.push(method);
       } catch {
         // A path the router cannot decode has no route under any method.
         return [];

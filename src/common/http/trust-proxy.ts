@@ -1,6 +1,8 @@
-import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+
 import proxyAddr from '@fastify/proxy-addr';
+
 import type { TrustProxySetting } from '../../config/app-config';
 
 /** The longest textual IP address (IPv4-mapped IPv6, written out in full). */

@@ -1,6 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { DestinationStream, Logger } from 'pino';
+
 import type { LogFormat, LogLevel } from '../../config/app-config';
 import { scrubKeys } from './scrub';
 
@@ -32,7 +33,12 @@ export interface RootLoggerOptions {
   destination?: DestinationStream;
 }
 
-export function createRootLogger({ level, format = 'json', development = false, destination }: RootLoggerOptions): Logger {
+export function createRootLogger({
+  level,
+  format = 'json',
+  development = false,
+  destination,
+}: RootLoggerOptions): Logger {
   const options: pino.LoggerOptions = {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -49,7 +55,8 @@ export function createRootLogger({ level, format = 'json', development = false, 
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   };
-  const pretty = format === 'pretty' || (format === 'auto' && development && destination === undefined && process.stdout.isTTY);
+  const pretty =
+    format === 'pretty' || (format === 'auto' && development && destination === undefined && process.stdout.isTTY);
   return pino(options, (pretty && prettyStream(destination)) || destination);
 }
 
@@ -62,7 +69,12 @@ function prettyStream(destination?: DestinationStream): DestinationStream | unde
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pretty = require('pino-pretty') as (options: object) => DestinationStream;
-    return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination, colorize: false } : {}) });
+    return pretty({
+      sync: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      ...(destination ? { destination, colorize: false } : {}),
+    });
   } catch {
     return undefined;
   }
@@ -85,7 +97,10 @@ function stripValues(value: Record<string, unknown>, depth: number): Record<stri
   const clean: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value)) {
     if (VALUE_FIELDS.has(name)) continue;
-    clean[name] = depth < 3 && field !== null && typeof field === 'object' && !Array.isArray(field) ? stripValues(field as Record<string, unknown>, depth + 1) : field;
+    clean[name] =
+      depth < 3 && field !== null && typeof field === 'object' && !Array.isArray(field)
+        ? stripValues(field as Record<string, unknown>, depth + 1)
+        : field;
   }
   return clean;
 }

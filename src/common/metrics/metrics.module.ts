@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../../config/app-config';
 import { MetricsServer } from './metrics-server';
 import { buildInfo, PrometheusMetrics } from './prometheus-metrics';
@@ -22,13 +23,15 @@ export class MetricsModule {
         {
           provide: PrometheusMetrics,
           inject: [DataSource],
-          useFactory: (dataSource: DataSource) => new PrometheusMetrics(dataSource, buildInfo(config.GIT_COMMIT, config.API_ENVIRONMENT)),
+          useFactory: (dataSource: DataSource) =>
+            new PrometheusMetrics(dataSource, buildInfo(config.GIT_COMMIT, config.API_ENVIRONMENT)),
         },
         { provide: SecurityCounters, useExisting: PrometheusMetrics },
         {
           provide: MetricsServer,
           inject: [PrometheusMetrics],
-          useFactory: (metrics: PrometheusMetrics) => new MetricsServer(metrics.registry, config.METRICS_PORT, config.METRICS_HOST ?? config.HOST),
+          useFactory: (metrics: PrometheusMetrics) =>
+            new MetricsServer(metrics.registry, config.METRICS_PORT, config.METRICS_HOST ?? config.HOST),
         },
       ],
       exports: [SecurityCounters],
@@ -37,7 +40,11 @@ export class MetricsModule {
 
   /** Counts nothing and serves nothing: METRICS_PORT=0, and the operator CLI. */
   static off(): DynamicModule {
-    return { module: MetricsModule, providers: [{ provide: SecurityCounters, useClass: NoSecurityCounters }], exports: [SecurityCounters] };
+    return {
+      module: MetricsModule,
+      providers: [{ provide: SecurityCounters, useClass: NoSecurityCounters }],
+      exports: [SecurityCounters],
+    };
   }
 }
 

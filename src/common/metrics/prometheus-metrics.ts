@@ -1,14 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { findPackageJSON } from 'node:module';
+
 import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
+
 import { type ApiKeyOutcome, type RateLimitName, SecurityCounters, type SignInMethod } from './security-counters';
 
 /** Names of the service's own series; HTTP and process series use the usual names. */
 export const PREFIX = 'region_keys_api_';
 
-const API_KEY_OUTCOMES: readonly ApiKeyOutcome[] = ['success', 'missing', 'malformed', 'unknown', 'wrong_environment', 'address_not_allowed', 'error'];
+const API_KEY_OUTCOMES: readonly ApiKeyOutcome[] = [
+  'success',
+  'missing',
+  'malformed',
+  'unknown',
+  'wrong_environment',
+  'address_not_allowed',
+  'error',
+];
 const RATE_LIMITS: readonly RateLimitName[] = ['login', 'signup'];
 const SIGN_IN_METHODS: readonly SignInMethod[] = ['token', 'basic'];
 
@@ -25,7 +35,9 @@ export interface BuildInfo {
 
 export function buildInfo(commit: string | undefined, environment: string): BuildInfo {
   const packageJson = findPackageJSON('./', __filename);
-  const version = packageJson ? (JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: string }).version : undefined;
+  const version = packageJson
+    ? (JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: string }).version
+    : undefined;
   return { version: version ?? 'unknown', commit: commit ?? 'unknown', node: process.version, environment };
 }
 
@@ -61,7 +73,12 @@ export class PrometheusMetrics extends SecurityCounters {
   constructor(dataSource: DataSource, build: BuildInfo) {
     super();
     collectDefaultMetrics({ register: this.registry });
-    this.rateLimitRefusals = this.counterOf('rate_limit_refusals_total', 'Requests refused with 429, by the limit that refused them.', 'limit', RATE_LIMITS);
+    this.rateLimitRefusals = this.counterOf(
+      'rate_limit_refusals_total',
+      'Requests refused with 429, by the limit that refused them.',
+      'limit',
+      RATE_LIMITS,
+    );
     this.signInFailures = this.counterOf(
       'sign_in_failures_total',
       'Sign-ins with a wrong email or password, by method (token: POST /auth/token; basic: Basic credentials).',
@@ -95,11 +112,16 @@ export class PrometheusMetrics extends SecurityCounters {
     this.apiKeyAuthentications[outcome].inc();
   }
 
-  private counterOf<L extends string, V extends string>(name: string, help: string, label: L, values: readonly V[]): Record<V, Child<Counter<L>>> {
+  private counterOf<L extends string, V extends string>(
+    name: string,
+    help: string,
+    label: L,
+    values: readonly V[],
+  ): Record<V, Child<Counter<L>>> {
     const counter = new Counter({ name: PREFIX + name, help, labelNames: [label], registers: [this.registry] });
     const children = {} as Record<V, Child<Counter<L>>>;
     for (const value of values) {
-      children[value] = counter.labels(value) as Child<Counter<L>>;
+      children[value] = counter.labels(value);
       children[value].inc(0);
     }
     return children;
@@ -110,7 +132,8 @@ export class PrometheusMetrics extends SecurityCounters {
    * holds its single session (max 1), and `waiting` counts the queries queued for it.
    */
   private poolGauges(dataSource: DataSource): void {
-    const pool = (): Pool | undefined => (dataSource.isInitialized ? ((dataSource.driver as unknown as { master?: Pool }).master ?? undefined) : undefined);
+    const pool = (): Pool | undefined =>
+      dataSource.isInitialized ? ((dataSource.driver as unknown as { master?: Pool }).master ?? undefined) : undefined;
     const gauge = (name: string, help: string, read: (pool: Pool) => number) =>
       new Gauge({
         name: PREFIX + name,
@@ -121,7 +144,11 @@ export class PrometheusMetrics extends SecurityCounters {
           this.set(current ? read(current) : 0);
         },
       });
-    gauge('db_pool_max', 'Connections the database pool may open (1 on the embedded database).', (p) => p.options.max ?? 0);
+    gauge(
+      'db_pool_max',
+      'Connections the database pool may open (1 on the embedded database).',
+      (p) => p.options.max ?? 0,
+    );
     gauge('db_pool_connections', 'Connections the database pool holds open, idle or in use.', (p) => p.totalCount);
     gauge('db_pool_idle', 'Open connections of the database pool not in use.', (p) => p.idleCount);
     gauge('db_pool_waiting', 'Queries waiting for a connection of the database pool.', (p) => p.waitingCount);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+
 import type { PrometheusMetrics } from './prometheus-metrics';
 
 /** The route label of requests no route matched: one series, whatever the URL. */
@@ -30,9 +31,14 @@ class RouteSeries {
   }
 }
 
-function seriesByMethod(metrics: PrometheusMetrics, methods: readonly string[], route: string): Record<string, RouteSeries> {
-  const byMethod: Record<string, RouteSeries> = Object.create(null);
-  for (const method of methods) byMethod[method] = new RouteSeries(metrics, METHODS.includes(method) ? method : OTHER_METHOD, route);
+function seriesByMethod(
+  metrics: PrometheusMetrics,
+  methods: readonly string[],
+  route: string,
+): Record<string, RouteSeries> {
+  const byMethod = Object.create(null) as Record<string, RouteSeries>;
+  for (const method of methods)
+    byMethod[method] = new RouteSeries(metrics, METHODS.includes(method) ? method : OTHER_METHOD, route);
   return byMethod;
 }
 
@@ -50,7 +56,8 @@ export function registerRequestMetrics(fastify: FastifyInstance, metrics: Promet
       byMethod[request.method]?.record(reply);
       done();
     };
-    route.onResponse = [...([] as OnResponse[]).concat((route.onResponse as OnResponse | OnResponse[] | undefined) ?? []), hook];
+    // The routes' own onResponse hooks are callback-style, like this one.
+    route.onResponse = [...([] as OnResponse[]).concat((route.onResponse as OnResponse | OnResponse[]) ?? []), hook];
   });
 
   const unmatched = seriesByMethod(metrics, METHODS, UNMATCHED_ROUTE);

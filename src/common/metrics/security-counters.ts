@@ -13,7 +13,8 @@ export type SignInMethod = 'token' | 'basic';
  * address outside its allowlist: refused like a failed authentication), `error` (the lookup
  * failed, e.g. the database).
  */
-export type ApiKeyOutcome = 'success' | 'missing' | 'malformed' | 'unknown' | 'wrong_environment' | 'address_not_allowed' | 'error';
+export type ApiKeyOutcome =
+  'success' | 'missing' | 'malformed' | 'unknown' | 'wrong_environment' | 'address_not_allowed' | 'error';
 
 /**
  * The security events features count, where they happen. Features depend on this class

@@ -8,7 +8,10 @@ export interface DatabaseFault {
 }
 
 const BUSY: DatabaseFault = { detail: 'The database is busy; retry the request shortly.', retryAfterSeconds: 1 };
-const UNAVAILABLE: DatabaseFault = { detail: 'The database is unavailable; retry the request shortly.', retryAfterSeconds: 5 };
+const UNAVAILABLE: DatabaseFault = {
+  detail: 'The database is unavailable; retry the request shortly.',
+  retryAfterSeconds: 5,
+};
 
 // lock_not_available (lock_timeout), query_canceled (statement_timeout),
 // serialization_failure, deadlock_detected.
@@ -17,11 +20,21 @@ const BUSY_SQLSTATES = new Set(['55P03', '57014', '40001', '40P01']);
 // cannot_connect_now (starting up), too_many_connections, and class 08 (connection exception).
 const UNAVAILABLE_SQLSTATES = /^(57P0[123]|53300|08...)$/;
 // The socket to the server failed.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 // node-postgres reports these without a code: a connection that ended or never came up
 // within connectionTimeoutMillis, no pooled connection free within it, a reply that did not
 // come within query_timeout.
-const DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout$|Client has encountered a connection error|Client was closed)/;
+const DRIVER_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout$|Client has encountered a connection error|Client was closed)/;
 
 type ErrorLike = { code?: unknown; message?: unknown; driverError?: unknown; errors?: unknown; cause?: unknown };
 
@@ -36,7 +49,7 @@ export function databaseFault(err: unknown, depth = 0): DatabaseFault | null {
   if (typeof message === 'string' && DRIVER_MESSAGES.test(message)) return UNAVAILABLE;
   // TypeORM wraps the driver's error; a connect to a name with several addresses fails with
   // an AggregateError of one error per address.
-  for (const inner of [driverError, cause, ...(Array.isArray(errors) ? errors : [])]) {
+  for (const inner of [driverError, cause, ...(Array.isArray(errors) ? (errors as unknown[]) : [])]) {
     const fault = databaseFault(inner, depth + 1);
     if (fault) return fault;
   }

@@ -1,7 +1,10 @@
 import { allProblemTypes, type ProblemType, problemTypePath, problemTypeUri } from './problem-types';
 
 const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 
 /** Escaped text, with `code` spans as the registry writes them. */
 const prose = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
@@ -41,7 +44,10 @@ export function problemTypePage(type: ProblemType, baseUrl: string | undefined):
 /** Every problem type the service can answer with, linked to its page. */
 export function problemTypesPage(baseUrl: string | undefined): string {
   const rows = allProblemTypes()
-    .map((t) => `<tr><td>${t.status}</td><td><a href="${escapeHtml(`${baseUrl ?? ''}${problemTypePath(t.slug)}`)}">${escapeHtml(t.slug)}</a></td><td>${escapeHtml(t.title)}</td></tr>`)
+    .map(
+      (t) =>
+        `<tr><td>${t.status}</td><td><a href="${escapeHtml(`${baseUrl ?? ''}${problemTypePath(t.slug)}`)}">${escapeHtml(t.slug)}</a></td><td>${escapeHtml(t.title)}</td></tr>`,
+    )
     .join('');
   return page(
     'Problem types',

@@ -1,12 +1,13 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+
 import { AppConfig } from '../../config/app-config';
 import { Public } from '../auth/auth-policy';
 import { ApiProblems } from '../swagger/api-problems.decorator';
 import { NotFoundError } from './problem';
 import { problemTypePage, problemTypesPage } from './problem-pages';
-import { NOT_FOUND, problemTypeBySlug } from './problem-types';
+import { NOT_FOUND, problemTypeBySlug, VALIDATION } from './problem-types';
 
 const HTML = 'text/html; charset=utf-8';
 /** The pages change only with a new release. */
@@ -27,7 +28,11 @@ export class ProblemTypesController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listProblemTypes', summary: 'List the problem types', description: 'An HTML page listing every problem type the API answers with.' })
+  @ApiOperation({
+    operationId: 'listProblemTypes',
+    summary: 'List the problem types',
+    description: 'An HTML page listing every problem type the API answers with.',
+  })
   @ApiOkResponse({ description: 'The list, as an HTML page.', ...HTML_RESPONSE })
   list(@Res({ passthrough: true }) reply: FastifyReply): string {
     reply.type(HTML).headers({ 'Cache-Control': CACHE_CONTROL, 'Content-Security-Policy': PAGE_POLICY });
@@ -38,11 +43,20 @@ export class ProblemTypesController {
   @ApiOperation({
     operationId: 'getProblemType',
     summary: 'Describe a problem type',
-    description: 'The page a problem document\'s `type` resolves to: what the problem means and what to do about it (HTML).',
+    description:
+      "The page a problem document's `type` resolves to: what the problem means and what to do about it (HTML).",
   })
   @ApiParam({ name: 'slug', description: 'The last segment of the problem type URI.', example: 'last-api-key' })
   @ApiOkResponse({ description: 'The problem type, as an HTML page.', ...HTML_RESPONSE })
-  @ApiProblems({ types: [NOT_FOUND], description: 'No problem type has this name.', detail: 'There is no problem type named no-such-type.' })
+  @ApiProblems(
+    {
+      types: [NOT_FOUND],
+      description: 'No problem type has this name.',
+      detail: 'There is no problem type named no-such-type.',
+    },
+    // Every path parameter is refused before any route runs when it holds a NUL character.
+    { types: [VALIDATION], description: 'The slug holds a NUL character (%00).' },
+  )
   get(@Param('slug') slug: string, @Res({ passthrough: true }) reply: FastifyReply): string {
     const type = problemTypeBySlug(slug);
     if (!type) throw new NotFoundError(`There is no problem type named ${slug}.`);

@@ -27,9 +27,11 @@ const registry = new Map<string, ProblemType>();
  * a feature declares its own in its errors file. A slug is declared once.
  */
 export function defineProblemType(type: ProblemType): ProblemType {
-  if (!SLUG.test(type.slug)) throw new Error(`Problem type slug "${type.slug}" must be lower-case words joined by hyphens`);
+  if (!SLUG.test(type.slug))
+    throw new Error(`Problem type slug "${type.slug}" must be lower-case words joined by hyphens`);
   if (registry.has(type.slug)) throw new Error(`Problem type "${type.slug}" is declared twice`);
-  if (!Number.isInteger(type.status) || type.status < 400 || type.status > 599) throw new Error(`Problem type "${type.slug}" has status ${type.status}`);
+  if (!Number.isInteger(type.status) || type.status < 400 || type.status > 599)
+    throw new Error(`Problem type "${type.slug}" has status ${type.status}`);
   const frozen = Object.freeze({ ...type });
   registry.set(type.slug, frozen);
   return frozen;
@@ -48,22 +50,26 @@ export const problemTypePath = (slug: string): string => `/problems/${slug}`;
  * The `type` URI of a problem document: absolute against this deployment's public base
  * URL when one is configured, else relative to whichever host answered.
  */
-export const problemTypeUri = (slug: string, baseUrl: string | undefined): string => `${baseUrl ?? ''}${problemTypePath(slug)}`;
+export const problemTypeUri = (slug: string, baseUrl: string | undefined): string =>
+  `${baseUrl ?? ''}${problemTypePath(slug)}`;
 
 export const BAD_REQUEST = defineProblemType({
   slug: 'bad-request',
   status: 400,
   title: 'Bad request',
-  meaning: 'The request could not be read as HTTP: a URL with a malformed percent-escape, a malformed request line or header, or a body that does not match its Content-Length.',
-  action: 'Fix how the request is built (percent-encode the path, send well-formed headers); sending it again unchanged will fail again.',
-  exampleDetail: 'The URL is malformed: \'/planets/%zz\' is not a valid url component',
+  meaning:
+    'The request could not be read as HTTP: a URL with a malformed percent-escape, a malformed request line or header, or a body that does not match its Content-Length.',
+  action:
+    'Fix how the request is built (percent-encode the path, send well-formed headers); sending it again unchanged will fail again.',
+  exampleDetail: "The URL is malformed: '/planets/%zz' is not a valid url component",
 });
 
 export const VALIDATION = defineProblemType({
   slug: 'validation',
   status: 400,
   title: 'Invalid request',
-  meaning: 'The request is well-formed, but a path parameter, query parameter, header or body field has a value this route does not accept, or the body has a field it does not know. `errors` names each one.',
+  meaning:
+    'The request is well-formed, but a path parameter, query parameter, header or body field has a value this route does not accept, or the body has a field it does not know. `errors` names each one.',
   action: 'Correct every field listed in `errors` (each with what is wrong with it) and send the request again.',
   exampleDetail: 'The request has invalid or unexpected values; see errors.',
   exampleErrors: [{ field: 'description', message: 'description must be shorter than or equal to 255 characters' }],
@@ -73,18 +79,21 @@ export const MALFORMED_JSON = defineProblemType({
   slug: 'malformed-json',
   status: 400,
   title: 'Malformed JSON',
-  meaning: 'The body was sent as `application/json` but is not valid JSON (or is empty). The error in `errors` says where parsing stopped.',
+  meaning:
+    'The body was sent as `application/json` but is not valid JSON (or is empty). The error in `errors` says where parsing stopped.',
   action: 'Send a valid JSON document; build it with a JSON serializer rather than by joining strings.',
   exampleDetail: 'The request body is not valid JSON.',
-  exampleErrors: [{ field: 'body', message: 'Expected property name or \'}\' in JSON at position 1 (line 1 column 2)' }],
+  exampleErrors: [{ field: 'body', message: "Expected property name or '}' in JSON at position 1 (line 1 column 2)" }],
 });
 
 export const UNAUTHENTICATED = defineProblemType({
   slug: 'unauthenticated',
   status: 401,
   title: 'Authentication required',
-  meaning: 'The route needs credentials and none were sent, or those sent are malformed, unknown, wrong, expired or revoked. `WWW-Authenticate` names what the route accepts.',
-  action: 'Send valid credentials: a region API key in `X-API-Key` for region routes; Basic email and password, or a Bearer token from `POST /auth/token`, for user routes. Do not retry with the same credentials.',
+  meaning:
+    'The route needs credentials and none were sent, or those sent are malformed, unknown, wrong, expired or revoked. `WWW-Authenticate` names what the route accepts.',
+  action:
+    'Send valid credentials: a region API key in `X-API-Key` for region routes; Basic email and password, or a Bearer token from `POST /auth/token`, for user routes. Do not retry with the same credentials.',
   exampleDetail: 'Send a valid, active region API key in the X-API-Key header.',
 });
 
@@ -92,7 +101,8 @@ export const FORBIDDEN = defineProblemType({
   slug: 'forbidden',
   status: 403,
   title: 'Forbidden',
-  meaning: 'The credentials are valid, but they do not allow this request, for example changing a planet another user created.',
+  meaning:
+    'The credentials are valid, but they do not allow this request, for example changing a planet another user created.',
   action: 'Do not retry with the same credentials; act on your own resources, or as the user who owns this one.',
   exampleDetail: 'Only the user who created this planet may change it.',
 });
@@ -101,7 +111,8 @@ export const NOT_FOUND = defineProblemType({
   slug: 'not-found',
   status: 404,
   title: 'Not found',
-  meaning: 'Nothing exists at this path: an unknown route, or a resource id that does not exist (or is not visible to you).',
+  meaning:
+    'Nothing exists at this path: an unknown route, or a resource id that does not exist (or is not visible to you).',
   action: 'Check the path and the id. Ids come from the responses that list or create the resource.',
   exampleDetail: 'No planet with id 42 exists.',
 });
@@ -119,7 +130,8 @@ export const NOT_ACCEPTABLE = defineProblemType({
   slug: 'not-acceptable',
   status: 406,
   title: 'Not acceptable',
-  meaning: 'The response cannot be sent in any form the request\'s Accept headers allow, for example when `Accept-Encoding` refuses every encoding the server has.',
+  meaning:
+    "The response cannot be sent in any form the request's Accept headers allow, for example when `Accept-Encoding` refuses every encoding the server has.",
   action: 'Accept the media type and an encoding the route offers (`identity` is always offered unless refused).',
   exampleDetail: 'None of the encodings in Accept-Encoding is available.',
 });
@@ -128,7 +140,8 @@ export const REQUEST_TIMEOUT = defineProblemType({
   slug: 'request-timeout',
   status: 408,
   title: 'Request timeout',
-  meaning: 'The request did not arrive in time: its headers and body took longer than the server allows, or an upload\'s body stopped arriving for too long. The connection is closed.',
+  meaning:
+    "The request did not arrive in time: its headers and body took longer than the server allows, or an upload's body stopped arriving for too long. The connection is closed.",
   action: 'Send the whole request without pausing; on a slow link, send smaller bodies.',
   exampleDetail: 'No data of the request body arrived for 10000 ms; send it without pausing.',
 });
@@ -137,8 +150,10 @@ export const PRECONDITION_FAILED = defineProblemType({
   slug: 'precondition-failed',
   status: 412,
   title: 'Precondition failed',
-  meaning: 'The request was conditional (`If-Match`), and the resource no longer has the entity tag it names: someone changed it since you read it.',
-  action: 'Read the resource again, apply your change to what it is now, and send it with the new `ETag` in `If-Match`.',
+  meaning:
+    'The request was conditional (`If-Match`), and the resource no longer has the entity tag it names: someone changed it since you read it.',
+  action:
+    'Read the resource again, apply your change to what it is now, and send it with the new `ETag` in `If-Match`.',
   exampleDetail: 'The planet has changed since the ETag in If-Match was read.',
 });
 
@@ -155,7 +170,8 @@ export const UNSUPPORTED_MEDIA_TYPE = defineProblemType({
   slug: 'unsupported-media-type',
   status: 415,
   title: 'Unsupported media type',
-  meaning: 'The body has a `Content-Type` this route does not read: JSON routes read `application/json`, uploads `multipart/form-data`.',
+  meaning:
+    'The body has a `Content-Type` this route does not read: JSON routes read `application/json`, uploads `multipart/form-data`.',
   action: 'Send the body in the media type the route documents, with a matching `Content-Type`.',
   exampleDetail: 'Send the body as application/json.',
 });
@@ -164,7 +180,8 @@ export const TOO_MANY_REQUESTS = defineProblemType({
   slug: 'too-many-requests',
   status: 429,
   title: 'Too many requests',
-  meaning: 'A rate limit was reached: too many sign-ups or failed sign-ins from your address, or too many uploads of yours at once. `Retry-After` says when to try again.',
+  meaning:
+    'A rate limit was reached: too many sign-ups or failed sign-ins from your address, or too many uploads of yours at once. `Retry-After` says when to try again.',
   action: 'Wait the number of seconds in `Retry-After` before sending it again; do not retry in a tight loop.',
   exampleDetail: 'Too many failed sign-in attempts for this email from your address. Retry in 42 seconds.',
 });
@@ -182,7 +199,8 @@ export const INTERNAL = defineProblemType({
   slug: 'internal',
   status: 500,
   title: 'Internal server error',
-  meaning: 'The server failed to handle the request, for a reason that is not the request\'s fault. The cause is logged with the request id, and not told to the client.',
+  meaning:
+    "The server failed to handle the request, for a reason that is not the request's fault. The cause is logged with the request id, and not told to the client.",
   action: 'Retry later; if it persists, report it with the `X-Request-ID` of the response.',
   exampleDetail: 'The server failed to handle the request. It has been logged.',
 });
@@ -191,13 +209,29 @@ export const UNAVAILABLE = defineProblemType({
   slug: 'unavailable',
   status: 503,
   title: 'Service unavailable',
-  meaning: 'The service cannot answer right now: its database or shared counters are busy or unreachable, it is shutting down, or too much of a resource is in use. Nothing was changed.',
+  meaning:
+    'The service cannot answer right now: its database or shared counters are busy or unreachable, it is shutting down, or too much of a resource is in use. Nothing was changed.',
   action: 'Retry after the number of seconds in `Retry-After`.',
   exampleDetail: 'The database is unavailable; retry the request shortly.',
 });
 
 const BY_STATUS = new Map<number, ProblemType>(
-  [BAD_REQUEST, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, REQUEST_TIMEOUT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, TOO_MANY_REQUESTS, HEADERS_TOO_LARGE, INTERNAL, UNAVAILABLE].map((t) => [t.status, t]),
+  [
+    BAD_REQUEST,
+    UNAUTHENTICATED,
+    FORBIDDEN,
+    NOT_FOUND,
+    METHOD_NOT_ALLOWED,
+    NOT_ACCEPTABLE,
+    REQUEST_TIMEOUT,
+    PRECONDITION_FAILED,
+    PAYLOAD_TOO_LARGE,
+    UNSUPPORTED_MEDIA_TYPE,
+    TOO_MANY_REQUESTS,
+    HEADERS_TOO_LARGE,
+    INTERNAL,
+    UNAVAILABLE,
+  ].map((t) => [t.status, t]),
 );
 
 /**
@@ -205,4 +239,5 @@ const BY_STATUS = new Map<number, ProblemType>(
  * status with no type of its own gets its class's (bad-request or internal), never an
  * invented one, and is sent with that type's status.
  */
-export const problemTypeForStatus = (status: number): ProblemType => BY_STATUS.get(status) ?? (status >= 400 && status < 500 ? BAD_REQUEST : INTERNAL);
+export const problemTypeForStatus = (status: number): ProblemType =>
+  BY_STATUS.get(status) ?? (status >= 400 && status < 500 ? BAD_REQUEST : INTERNAL);

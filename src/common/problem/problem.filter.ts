@@ -1,9 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
+
 import { AppConfig } from '../../config/app-config';
-import { applyStandardHeaders } from '../http/http-hooks';
 import { RouteMethods } from '../http/route-methods';
+import { applyStandardHeaders } from '../http/standard-headers';
 import { scrubKeys } from '../logging/scrub';
 import { databaseFault } from './database-faults';
 import { DomainError, PROBLEM_CONTENT_TYPE, ProblemDocument, problemOf } from './problem';
@@ -32,7 +33,12 @@ interface Answer {
 }
 
 /** Writes a problem document as the response. */
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: ProblemDocument, headers: Record<string, string> = {}): void {
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  problem: ProblemDocument,
+  headers: Record<string, string> = {},
+): void {
   const path = request.url.split('?')[0];
   problem.instance = path;
   // Details that quote the request URL (the router's "Cannot GET ..." and malformed-URL
@@ -92,10 +98,14 @@ export class ProblemFilter implements ExceptionFilter {
 
   private toProblem(exception: unknown, request: FastifyRequest): Answer {
     if (exception instanceof DomainError) {
-      return { problem: problemOf(exception.problemType, exception.message, this.baseUrl, exception.errors), headers: exception.headers };
+      return {
+        problem: problemOf(exception.problemType, exception.message, this.baseUrl, exception.errors),
+        headers: exception.headers,
+      };
     }
     // Nest wraps Fastify's own 4xx errors (bad JSON, body too large) in an HttpException.
-    const fastifyCause = exception instanceof HttpException ? (exception.cause as FastifyLikeError | undefined) : undefined;
+    const fastifyCause =
+      exception instanceof HttpException ? (exception.cause as FastifyLikeError | undefined) : undefined;
     if (fastifyCause?.code?.startsWith('FST_')) return this.fromFastifyError(fastifyCause);
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -104,12 +114,18 @@ export class ProblemFilter implements ExceptionFilter {
     }
     const fault = databaseFault(exception);
     if (fault) {
-      const cause = exception instanceof QueryFailedError ? exception.driverError : exception;
-      request.log.warn(`Database fault on ${request.method} ${request.routeOptions?.url ?? ''}: ${(cause as Error)?.message ?? String(cause)}`);
+      const cause: unknown = exception instanceof QueryFailedError ? exception.driverError : exception;
+      request.log.warn(
+        `Database fault on ${request.method} ${request.routeOptions?.url ?? ''}: ${(cause as Error)?.message ?? String(cause)}`,
+      );
       return this.problem(UNAVAILABLE, fault.detail, { 'Retry-After': String(fault.retryAfterSeconds) });
     }
     const fastifyError = exception as FastifyLikeError;
-    if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    if (
+      typeof fastifyError?.statusCode === 'number' &&
+      fastifyError.statusCode >= 400 &&
+      fastifyError.statusCode < 500
+    ) {
       return this.fromFastifyError(fastifyError);
     }
     return this.internal(exception, request);
@@ -127,7 +143,11 @@ export class ProblemFilter implements ExceptionFilter {
     const path = request.url.split('?')[0];
     const allowed = this.routeMethods.allowedAt(path);
     if (allowed.length > 0) {
-      return this.problem(METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`, { Allow: allowed.join(', ') });
+      return this.problem(
+        METHOD_NOT_ALLOWED,
+        `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`,
+        { Allow: allowed.join(', ') },
+      );
     }
     if (status === 404) return answer;
     return this.problem(NOT_FOUND, `Cannot ${request.method} ${path}`);
@@ -138,7 +158,9 @@ export class ProblemFilter implements ExceptionFilter {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return {
-          problem: problemOf(MALFORMED_JSON, 'The request body is not valid JSON.', this.baseUrl, [{ field: 'body', message: error.message }]),
+          problem: problemOf(MALFORMED_JSON, 'The request body is not valid JSON.', this.baseUrl, [
+            { field: 'body', message: error.message },
+          ]),
           headers: {},
         };
       case 'FST_ERR_CTP_BODY_TOO_LARGE':

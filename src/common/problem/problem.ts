@@ -1,4 +1,12 @@
-import { FORBIDDEN, NOT_FOUND, type ProblemType, problemTypeUri, UNAUTHENTICATED, UNAVAILABLE, VALIDATION } from './problem-types';
+import {
+  FORBIDDEN,
+  NOT_FOUND,
+  type ProblemType,
+  problemTypeUri,
+  UNAUTHENTICATED,
+  UNAVAILABLE,
+  VALIDATION,
+} from './problem-types';
 
 /** An RFC 9457 problem document, the body of every error response. */
 export interface FieldError {
@@ -18,8 +26,19 @@ export interface ProblemDocument {
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
 /** A problem document of `type`: its URI (see problemTypeUri), title and status are the registry's. */
-export function problemOf(type: ProblemType, detail: string, baseUrl: string | undefined, errors?: FieldError[]): ProblemDocument {
-  return { type: problemTypeUri(type.slug, baseUrl), title: type.title, status: type.status, detail, ...(errors ? { errors } : {}) };
+export function problemOf(
+  type: ProblemType,
+  detail: string,
+  baseUrl: string | undefined,
+  errors?: FieldError[],
+): ProblemDocument {
+  return {
+    type: problemTypeUri(type.slug, baseUrl),
+    title: type.title,
+    status: type.status,
+    detail,
+    ...(errors ? { errors } : {}),
+  };
 }
 
 /**

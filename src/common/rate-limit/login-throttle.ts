@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+
 import { Inject, Injectable, Logger } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { SecurityCounters } from '../metrics/security-counters';
 import { ServiceUnavailableError } from '../problem/problem';
@@ -75,7 +77,7 @@ export class LoginThrottle {
   ): Promise<{ result: T | null; allowance: LoginAllowance }> {
     const key = this.keyOf(clientAddress, email);
     const slot = await this.claim(key, options);
-    let result: T | null = null;
+    let result: T | null;
     let keepSlot = true;
     try {
       result = await attempt({ countedLocally: slot.store === this.local });
@@ -99,13 +101,19 @@ export class LoginThrottle {
   }
 
   /** Takes a slot, or refuses with 429 when none is left. */
-  private async claim(key: string, options: LoginAttemptOptions): Promise<{ store: RateLimitStore; totalHits: number; timeToExpire: number }> {
+  private async claim(
+    key: string,
+    options: LoginAttemptOptions,
+  ): Promise<{ store: RateLimitStore; totalHits: number; timeToExpire: number }> {
     const limit = this.config.LOGIN_FAILURE_LIMIT;
     const windowMs = this.config.LOGIN_FAILURE_WINDOW_SECONDS * 1000;
-    const { store, totalHits, timeToExpire, isBlocked, timeToBlockExpire } = await this.withFallback(options, async (store) => ({
-      store,
-      ...(await store.increment(key, windowMs, limit, windowMs, THROTTLER_NAME)),
-    }));
+    const { store, totalHits, timeToExpire, isBlocked, timeToBlockExpire } = await this.withFallback(
+      options,
+      async (store) => ({
+        store,
+        ...(await store.increment(key, windowMs, limit, windowMs, THROTTLER_NAME)),
+      }),
+    );
     if (isBlocked) throw this.tooMany(timeToBlockExpire);
     return { store, totalHits, timeToExpire };
   }
@@ -130,7 +138,11 @@ export class LoginThrottle {
 
   /** The limit as clients see it in RateLimit-Policy (named as the counters are). */
   private policy(): RateLimitPolicy {
-    return { name: THROTTLER_NAME, limit: this.config.LOGIN_FAILURE_LIMIT, windowSeconds: this.config.LOGIN_FAILURE_WINDOW_SECONDS };
+    return {
+      name: THROTTLER_NAME,
+      limit: this.config.LOGIN_FAILURE_LIMIT,
+      windowSeconds: this.config.LOGIN_FAILURE_WINDOW_SECONDS,
+    };
   }
 
   // The sign-in has its answer already: failing to uncount it must not turn it into an error.
@@ -144,6 +156,8 @@ export class LoginThrottle {
 
   // Hashed so that the counters (in Redis, possibly) hold no email addresses.
   private keyOf(clientAddress: string, email: string): string {
-    return createHash('sha256').update(`${clientAddressKey(clientAddress)}\n${email}`).digest('hex');
+    return createHash('sha256')
+      .update(`${clientAddressKey(clientAddress)}\n${email}`)
+      .digest('hex');
   }
 }

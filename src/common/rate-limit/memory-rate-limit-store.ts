@@ -15,7 +15,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   constructor(private readonly maxKeys = 100_000) {}
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
     const now = Date.now();
     const id = `${throttlerName}:${key}`;
     let counter = this.live(id, now);
@@ -34,7 +40,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
   async peek(key: string, throttlerName: string): Promise<RateLimitWindow> {
     const now = Date.now();
     const counter = this.live(`${throttlerName}:${key}`, now);
-    return counter ? { totalHits: counter.hits, timeToExpire: toSeconds(counter.resetAt - now) } : { totalHits: 0, timeToExpire: 0 };
+    return counter
+      ? { totalHits: counter.hits, timeToExpire: toSeconds(counter.resetAt - now) }
+      : { totalHits: 0, timeToExpire: 0 };
   }
 
   async release(key: string, throttlerName: string): Promise<void> {

@@ -26,7 +26,10 @@ export function rateLimitPolicyField({ name, limit, windowSeconds, quotaUnit }: 
   return `"${name}";q=${limit}${window}${unit}`;
 }
 
-export function rateLimitHeaders(policy: RateLimitPolicy, { remaining, reset }: RateLimitState): Record<string, string> {
+export function rateLimitHeaders(
+  policy: RateLimitPolicy,
+  { remaining, reset }: RateLimitState,
+): Record<string, string> {
   const left = Math.max(0, remaining);
   const seconds = Math.max(0, reset);
   return {

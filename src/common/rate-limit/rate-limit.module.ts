@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
+
 import { AppConfig } from '../../config/app-config';
 import { LoginThrottle } from './login-throttle';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
@@ -37,7 +38,8 @@ class RateLimitStoreModule {}
         // Unnamed ("default"), so the headers are plain X-RateLimit-* and Retry-After.
         throttlers: [{ limit: config.SIGNUP_RATE_LIMIT, ttl: config.SIGNUP_RATE_WINDOW_SECONDS * 1000 }],
         storage,
-        errorMessage: (_context, { timeToBlockExpire }) => `Too many sign-ups from your address. Retry in ${timeToBlockExpire} seconds.`,
+        errorMessage: (_context, { timeToBlockExpire }) =>
+          `Too many sign-ups from your address. Retry in ${timeToBlockExpire} seconds.`,
       }),
     }),
   ],

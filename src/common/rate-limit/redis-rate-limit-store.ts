@@ -1,5 +1,6 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
+
 import { ServiceUnavailableError } from '../problem/problem';
 import { RateLimitStore, RateLimitWindow, storageRecord, ThrottlerStorageRecord, toSeconds } from './rate-limit-store';
 
@@ -56,7 +57,13 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
     this.redis.on('error', (err: Error) => this.logger.warn(`Redis: ${err.message}`));
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
     const [hits, msLeft] = (await this.run(() =>
       this.redis.eval(INCREMENT, 1, this.redisKey(key, throttlerName), ttl, limit, blockDuration),
     )) as [number, number];

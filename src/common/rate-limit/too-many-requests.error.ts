@@ -1,12 +1,15 @@
 import { DomainError } from '../problem/problem';
 import { TOO_MANY_REQUESTS } from '../problem/problem-types';
-import { type RateLimitPolicy, rateLimitHeaders } from './rate-limit-headers';
+import { rateLimitHeaders, type RateLimitPolicy } from './rate-limit-headers';
 
 export class TooManyRequestsError extends DomainError {
   /** `retryAfter`: seconds until the client may try again (at least 1 is sent). */
   constructor(detail: string, policy: RateLimitPolicy, retryAfter: number) {
     super(TOO_MANY_REQUESTS, detail);
     const seconds = Math.max(1, retryAfter);
-    Object.assign(this.headers, { 'Retry-After': String(seconds), ...rateLimitHeaders(policy, { remaining: 0, reset: seconds }) });
+    Object.assign(this.headers, {
+      'Retry-After': String(seconds),
+      ...rateLimitHeaders(policy, { remaining: 0, reset: seconds }),
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, DECORATORS, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
+
 import type { ProblemDocument } from '../problem/problem';
 import {
   allProblemTypes,
@@ -52,7 +53,10 @@ interface ResponseEntry {
 type Responses = Record<string, ResponseEntry>;
 
 /** The example of a problem type in the OpenAPI document: the document the service sends, with a realistic detail. */
-export function problemExample(type: ProblemType, detail = type.exampleDetail): { summary: string; value: ProblemDocument } {
+export function problemExample(
+  type: ProblemType,
+  detail = type.exampleDetail,
+): { summary: string; value: ProblemDocument } {
   return {
     summary: type.title,
     value: {
@@ -76,10 +80,15 @@ export function problemExample(type: ProblemType, detail = type.exampleDetail): 
 export function ApiProblems(...responses: (ProblemType | ProblemResponse)[]) {
   const declared: Responses = {};
   for (const response of responses) {
-    const { types, description, headers, detail } = 'types' in response ? response : { types: [response] as ProblemType[], description: undefined, headers: undefined, detail: undefined };
+    const { types, description, headers, detail } =
+      'types' in response
+        ? response
+        : { types: [response] as ProblemType[], description: undefined, headers: undefined, detail: undefined };
     const status = types[0]?.status;
     if (status === undefined || types.some((t) => t.status !== status)) {
-      throw new Error(`@ApiProblems: a response lists problem types of one status (${types.map((t) => `${t.slug} ${t.status}`).join(', ')})`);
+      throw new Error(
+        `@ApiProblems: a response lists problem types of one status (${types.map((t) => `${t.slug} ${t.status}`).join(', ')})`,
+      );
     }
     declared[status] = mergeEntry(declared[status], {
       description: description ?? DEFAULT_DESCRIPTIONS[status] ?? types.map((t) => `${t.title}.`).join(' '),
@@ -87,7 +96,9 @@ export function ApiProblems(...responses: (ProblemType | ProblemResponse)[]) {
       content: {
         [PROBLEM_MEDIA_TYPE]: {
           schema: { $ref: getSchemaPath(ProblemDto) },
-          examples: Object.fromEntries(types.map((t) => [t.slug, problemExample(t, types.length === 1 ? detail : undefined)])),
+          examples: Object.fromEntries(
+            types.map((t) => [t.slug, problemExample(t, types.length === 1 ? detail : undefined)]),
+          ),
         },
       },
     });
@@ -146,7 +157,10 @@ function mergeEntry(existing: ResponseEntry | undefined, incoming: ResponseEntry
  * another media type. `invalid` says what its validation refuses.
  */
 export const jsonBodyProblems = (invalid: string): ProblemResponse[] => [
-  { types: [VALIDATION, MALFORMED_JSON], description: `${invalid} Or a body that is not valid JSON (\`malformed-json\`).` },
+  {
+    types: [VALIDATION, MALFORMED_JSON],
+    description: `${invalid} Or a body that is not valid JSON (\`malformed-json\`).`,
+  },
   { types: [PAYLOAD_TOO_LARGE] },
   { types: [UNSUPPORTED_MEDIA_TYPE] },
 ];
@@ -157,8 +171,14 @@ export const jsonBodyProblems = (invalid: string): ProblemResponse[] => [
  * parameters may get wrong.
  */
 export const unexpectedBodyProblems = (invalid: string): ProblemResponse[] => [
-  { types: [VALIDATION, MALFORMED_JSON], description: `${invalid} Or a body was sent (this request takes none) that is not valid JSON.` },
-  { types: [PAYLOAD_TOO_LARGE], description: 'A body was sent, larger than any this API accepts (this request takes no body).' },
+  {
+    types: [VALIDATION, MALFORMED_JSON],
+    description: `${invalid} Or a body was sent (this request takes none) that is not valid JSON.`,
+  },
+  {
+    types: [PAYLOAD_TOO_LARGE],
+    description: 'A body was sent, larger than any this API accepts (this request takes no body).',
+  },
   { types: [UNSUPPORTED_MEDIA_TYPE], description: 'A body was sent that is not JSON (this request takes no body).' },
 ];
 
@@ -187,7 +207,10 @@ export function documentProblemTypes(document: OpenAPIObject, baseUrl: string | 
             return [name, { ...example, value: { ...value, type: `${baseUrl}${value.type}` } }];
           }),
         );
-        operation.responses![status] = { ...response, content: { ...response.content, [PROBLEM_MEDIA_TYPE]: { ...media, examples } } };
+        operation.responses![status] = {
+          ...response,
+          content: { ...response.content, [PROBLEM_MEDIA_TYPE]: { ...media, examples } },
+        };
       }
     }
   }

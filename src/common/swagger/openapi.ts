@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
 import type { AppConfig } from '../../config/app-config';
 import { API_KEY_PREFIXES } from '../auth/api-key-format';
 import { API_KEY_SECURITY_SCHEME, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../auth/security-schemes';
@@ -36,7 +37,10 @@ const SANDBOX_NOTICE = `
 `.trim();
 
 /** What the document says about where it is served: the environment and the public base URLs. */
-export type OpenApiSettings = Pick<AppConfig, 'API_ENVIRONMENT' | 'PUBLIC_BASE_URL' | 'SANDBOX_BASE_URL' | 'ownBaseUrl'>;
+export type OpenApiSettings = Pick<
+  AppConfig,
+  'API_ENVIRONMENT' | 'PUBLIC_BASE_URL' | 'SANDBOX_BASE_URL' | 'ownBaseUrl'
+>;
 
 const LIVE: OpenApiSettings = { API_ENVIRONMENT: 'live', ownBaseUrl: undefined };
 
@@ -45,7 +49,11 @@ const LIVE: OpenApiSettings = { API_ENVIRONMENT: 'live', ownBaseUrl: undefined }
  * public base URL when known, else "/" (whichever host served the page); then the other
  * environment's, when its base URL is set.
  */
-function serversOf({ API_ENVIRONMENT: environment, PUBLIC_BASE_URL, SANDBOX_BASE_URL }: OpenApiSettings): { url: string; description?: string }[] {
+function serversOf({
+  API_ENVIRONMENT: environment,
+  PUBLIC_BASE_URL,
+  SANDBOX_BASE_URL,
+}: OpenApiSettings): { url: string; description?: string }[] {
   const urls = { live: PUBLIC_BASE_URL, sandbox: SANDBOX_BASE_URL };
   const described = { live: 'Live', sandbox: 'Sandbox (test data, rk_test_ keys)' };
   const other = environment === 'live' ? 'sandbox' : 'live';
@@ -70,7 +78,9 @@ export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSet
         type: 'apiKey',
         in: 'header',
         name: 'X-API-Key',
-        description: sandbox ? `A sandbox region API key (${API_KEY_PREFIXES.sandbox}…).` : `A region API key (${API_KEY_PREFIXES.live}…).`,
+        description: sandbox
+          ? `A sandbox region API key (${API_KEY_PREFIXES.sandbox}…).`
+          : `A region API key (${API_KEY_PREFIXES.live}…).`,
       },
       API_KEY_SECURITY_SCHEME,
     )
@@ -104,7 +114,8 @@ function markPublicOperations(document: OpenAPIObject): void {
   }
 }
 
-const titleOf = (settings: OpenApiSettings): string => (settings.API_ENVIRONMENT === 'sandbox' ? `${TITLE} (sandbox)` : TITLE);
+const titleOf = (settings: OpenApiSettings): string =>
+  settings.API_ENVIRONMENT === 'sandbox' ? `${TITLE} (sandbox)` : TITLE;
 
 /** Swagger UI at /docs, the document at /docs-json and /docs-yaml. */
 export function setupOpenApi(app: NestFastifyApplication, settings: OpenApiSettings = LIVE): OpenAPIObject {

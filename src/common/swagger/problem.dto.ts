@@ -33,6 +33,9 @@ export class ProblemDto {
   @ApiPropertyOptional({ example: '/auth/region/api-keys', description: 'The path the error occurred on.' })
   instance?: string;
 
-  @ApiPropertyOptional({ type: [FieldErrorDto], description: 'One entry per offending field (validation errors only).' })
+  @ApiPropertyOptional({
+    type: [FieldErrorDto],
+    description: 'One entry per offending field (validation errors only).',
+  })
   errors?: FieldErrorDto[];
 }

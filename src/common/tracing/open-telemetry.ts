@@ -1,4 +1,5 @@
 import { IncomingMessage } from 'node:http';
+
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { type Span, trace } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';

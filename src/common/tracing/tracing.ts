@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+
 import type { OpenTelemetry } from './open-telemetry';
 
 let active: OpenTelemetry | undefined;

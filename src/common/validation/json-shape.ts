@@ -40,7 +40,9 @@ const join = (path: string, key: string | number): string =>
 export function jsonShapeErrors(value: unknown, rootPath: string): FieldError[] {
   const errors: FieldError[] = [];
   const tooDeep = new Set<string>();
-  const stack: { value: unknown; path: string; depth: number; top: string }[] = [{ value, path: rootPath, depth: 0, top: rootPath }];
+  const stack: { value: unknown; path: string; depth: number; top: string }[] = [
+    { value, path: rootPath, depth: 0, top: rootPath },
+  ];
   while (stack.length > 0) {
     const { value: current, path, depth, top } = stack.pop()!;
     if (typeof current === 'string') {
@@ -52,18 +54,26 @@ export function jsonShapeErrors(value: unknown, rootPath: string): FieldError[] 
     if (depth >= MAX_JSON_DEPTH) {
       // One error for the whole subtree; deeper levels are not looked at.
       const field = top || 'body';
-      if (!tooDeep.has(field)) errors.push({ field, message: `${field} is nested more than ${MAX_JSON_DEPTH} levels deep` });
+      if (!tooDeep.has(field))
+        errors.push({ field, message: `${field} is nested more than ${MAX_JSON_DEPTH} levels deep` });
       tooDeep.add(field);
       continue;
     }
-    const entries: [string | number, unknown][] = Array.isArray(current) ? current.map((v, i) => [i, v]) : Object.entries(current);
+    const entries: [string | number, unknown][] = Array.isArray(current)
+      ? current.map((v, i) => [i, v])
+      : Object.entries(current);
     for (const [key, child] of entries.reverse()) {
       const childPath = join(path, key);
       if (typeof key === 'string' && isInheritedName(key)) {
         errors.push({ field: childPath, message: `property ${key} should not exist` });
         continue;
       }
-      stack.push({ value: child, path: childPath, depth: depth + 1, top: depth === 0 && rootPath === '' ? childPath : top });
+      stack.push({
+        value: child,
+        path: childPath,
+        depth: depth + 1,
+        top: depth === 0 && rootPath === '' ? childPath : top,
+      });
     }
   }
   return errors;

@@ -21,11 +21,13 @@ export const IsPlainText = (options?: ValidationOptions) =>
       name: 'isPlainText',
       validator: {
         validate: (value: unknown) => typeof value !== 'string' || VISIBLE_ONLY.test(value),
-        defaultMessage: () => '$property must not contain control characters, line breaks, bidirectional overrides or invisible characters',
+        defaultMessage: () =>
+          '$property must not contain control characters, line breaks, bidirectional overrides or invisible characters',
       },
     },
     options,
   );
 
 /** The rule, as the API documentation states it. */
-export const PLAIN_TEXT_RULE = 'One line of visible text: no control characters (tabs and line breaks included), bidirectional overrides or invisible characters.';
+export const PLAIN_TEXT_RULE =
+  'One line of visible text: no control characters (tabs and line breaks included), bidirectional overrides or invisible characters.';

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+
 import { FieldError, ValidationFailedError } from '../problem/problem';
 import { jsonShapeErrors } from './json-shape';
 

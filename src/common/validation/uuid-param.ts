@@ -1,4 +1,5 @@
 import { Param, ParseUUIDPipe } from '@nestjs/common';
+
 import { ValidationFailedError } from '../problem/problem';
 
 /** A path parameter that must be a UUID; anything else is a 400 naming the parameter. */

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+
 import { type Permission, PERMISSIONS } from '../permissions';
 import type { ApiKeyRecord } from '../region-keys.repository';
-import type { RolledApiKey } from '../region-keys.service';
+import type { RolledApiKey } from '../region-keys.types';
 
 /** An existing key, as clients see it: never the key itself, never its hash. */
 @ApiSchema({ name: 'ApiKey' })
@@ -12,7 +13,10 @@ export class ApiKeyDto {
   @ApiProperty({ type: 'string', nullable: true, example: 'Timetable sync (production)' })
   description: string | null;
 
-  @ApiProperty({ description: 'First 8 characters, an ellipsis, and the last 4 of the key.', example: 'rk_4Fq9Z\u2026x7Qa' })
+  @ApiProperty({
+    description: 'First 8 characters, an ellipsis, and the last 4 of the key.',
+    example: 'rk_4Fq9Z\u2026x7Qa',
+  })
   tokenPreview: string;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T10:15:00.000Z' })
@@ -42,7 +46,8 @@ export class ApiKeyDto {
   @ApiProperty({
     type: [String],
     enum: PERMISSIONS,
-    description: 'What the key may do: `region:read` (read the region, its keys and events), `keys:write` (create, roll and delete keys).',
+    description:
+      'What the key may do: `region:read` (read the region, its keys and events), `keys:write` (create, roll and delete keys).',
     example: ['region:read', 'keys:write'],
   })
   permissions: Permission[];
@@ -85,7 +90,11 @@ export class CreatedApiKeyDto extends ApiKeyDto {
 
 @ApiSchema({ name: 'ReplacedApiKey' })
 export class ReplacedApiKeyDto {
-  @ApiProperty({ format: 'uuid', description: 'The rolled (old) key.', example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'The rolled (old) key.',
+    example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11',
+  })
   id: string;
 
   @ApiProperty({
@@ -102,6 +111,9 @@ export class RolledApiKeyDto extends CreatedApiKeyDto {
   replaces: ReplacedApiKeyDto;
 
   static fromRolled({ apiKey, key, replaces }: RolledApiKey): RolledApiKeyDto {
-    return { ...CreatedApiKeyDto.fromIssued(apiKey, key), replaces: { id: replaces.id, revokesAt: replaces.revokesAt.toISOString() } };
+    return {
+      ...CreatedApiKeyDto.fromIssued(apiKey, key),
+      replaces: { id: replaces.id, revokesAt: replaces.revokesAt.toISOString() },
+    };
   }
 }

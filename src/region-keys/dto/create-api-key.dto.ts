@@ -1,7 +1,8 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, Length, ValidateBy, ValidateIf } from 'class-validator';
-import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, Length, ValidateBy } from 'class-validator';
+
+import { IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import { parseCidr } from '../address-allowlist';
 import { type Permission, PERMISSIONS } from '../permissions';
 
@@ -11,7 +12,8 @@ export const MAX_ALLOWED_CIDRS = 50;
 function firstBadCidr(value: unknown): string | null {
   if (!Array.isArray(value)) return null;
   for (const [i, entry] of value.entries()) {
-    if (typeof entry !== 'string' || entry.length > 64) return `allowedCidrs[${i}] must be a string of at most 64 characters`;
+    if (typeof entry !== 'string' || entry.length > 64)
+      return `allowedCidrs[${i}] must be a string of at most 64 characters`;
     const parsed = parseCidr(entry);
     if ('error' in parsed) return `allowedCidrs[${i}] (${JSON.stringify(entry)}) ${parsed.error}`;
   }
@@ -30,7 +32,7 @@ const IsCidrList = () =>
 // Each valid CIDR in its canonical form; anything else is left for the validator to name.
 const canonicalCidrs = ({ value }: { value: unknown }) =>
   Array.isArray(value)
-    ? value.map((entry) => {
+    ? value.map((entry: unknown) => {
         if (typeof entry !== 'string') return entry;
         const parsed = parseCidr(entry);
         return 'cidr' in parsed ? parsed.cidr : entry;
@@ -47,7 +49,7 @@ export class CreateApiKeyDto {
     description: `What the key is for. Trimmed; absent or null means no description. ${PLAIN_TEXT_RULE}`,
     example: 'Timetable sync (production)',
   })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(trim)
   @IsOptional()
   @IsString()
   @Length(1, 255)
@@ -64,7 +66,7 @@ export class CreateApiKeyDto {
       'permissions it holds (else 403 `insufficient-permission`); an empty list is a 400.',
     example: ['region:read'],
   })
-  @ValidateIf((_, value) => value !== undefined)
+  @IsOmittable()
   @IsArray()
   @ArrayNotEmpty()
   @ArrayMaxSize(PERMISSIONS.length * 2)

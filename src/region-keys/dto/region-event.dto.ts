@@ -1,28 +1,20 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { REGION_EVENT_TYPES, type RegionEventRecord, type RegionEventType } from '../region-events.repository';
-import type { RegionEventPage } from '../region-keys.service';
+import { IsOptional, IsString, Matches } from 'class-validator';
+
+import { PageLimit } from '../../common/paging';
 import { PERMISSIONS } from '../permissions';
+import { REGION_EVENT_TYPES, type RegionEventRecord, type RegionEventType } from '../region-events.repository';
+import type { RegionEventPage } from '../region-keys.types';
 
 export const DEFAULT_EVENT_PAGE_SIZE = 20;
 export const MAX_EVENT_PAGE_SIZE = 100;
 
-// Query strings are text: whole numbers become numbers, anything else stays text and fails @IsInt.
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value);
-
 export class ListRegionEventsQueryDto {
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_EVENT_PAGE_SIZE,
+  @PageLimit({
     default: DEFAULT_EVENT_PAGE_SIZE,
+    max: MAX_EVENT_PAGE_SIZE,
     description: 'The number of events to return.',
   })
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_EVENT_PAGE_SIZE)
   limit: number = DEFAULT_EVENT_PAGE_SIZE;
 
   @ApiPropertyOptional({
@@ -45,14 +37,21 @@ export class ApiKeyActorDto {
   @ApiProperty({ enum: ['api_key'], example: 'api_key' })
   type: 'api_key';
 
-  @ApiProperty({ format: 'uuid', description: 'The key that made the change.', example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'The key that made the change.',
+    example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11',
+  })
   apiKeyId: string;
 
   @ApiProperty({ example: 'rk_4Fq9Z\u2026x7Qa' })
   tokenPreview: string;
 }
 
-@ApiSchema({ name: 'OperatorActor', description: 'A change made by an operator: the CLI, or the server at its first start.' })
+@ApiSchema({
+  name: 'OperatorActor',
+  description: 'A change made by an operator: the CLI, or the server at its first start.',
+})
 export class OperatorActorDto {
   @ApiProperty({ enum: ['operator'], example: 'operator' })
   type: 'operator';
@@ -92,7 +91,10 @@ export class RegionEventApiKeyDto {
   allowedCidrs?: string[] | null;
 }
 
-@ApiSchema({ name: 'RegionEvent', description: 'One change to the region or its keys, recorded with the change itself.' })
+@ApiSchema({
+  name: 'RegionEvent',
+  description: 'One change to the region or its keys, recorded with the change itself.',
+})
 @ApiExtraModels(ApiKeyActorDto, OperatorActorDto)
 export class RegionEventDto {
   @ApiProperty({ format: 'uuid', example: '3f6a7c2e-1d4b-4a9c-8e2f-5b6c7d8e9f0a' })

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { RegionWithKeys } from '../region-keys.service';
+
+import type { RegionWithKeys } from '../region-keys.types';
 import { ApiKeyDto } from './api-key.dto';
 
 @ApiSchema({ name: 'Region' })

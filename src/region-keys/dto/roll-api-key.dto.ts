@@ -1,5 +1,7 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+
+import { IsOmittable } from '../../common/validation';
 import { CreateApiKeyDto } from './create-api-key.dto';
 
 export const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
@@ -21,7 +23,7 @@ export class RollApiKeyDto extends CreateApiKeyDto {
     example: 3600,
   })
   // Absent means the default; null is not a number of seconds.
-  @ValidateIf((_, value) => value !== undefined)
+  @IsOmittable()
   @IsInt()
   @Min(0)
   @Max(MAX_REVOKE_OLD_AFTER_SECONDS)

@@ -1,4 +1,15 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+
 import type { Permission } from '../permissions';
 import { Region } from './region.entity';
 
@@ -8,7 +19,10 @@ import { Region } from './region.entity';
  */
 @Entity('api_keys')
 @Index('api_keys_active_by_region_idx', ['regionId', 'createdAt'], { where: '"revoked_at" IS NULL' })
-@Check('api_keys_permissions_check', `"permissions" <@ ARRAY['region:read', 'keys:write']::text[] AND cardinality("permissions") > 0`)
+@Check(
+  'api_keys_permissions_check',
+  `"permissions" <@ ARRAY['region:read', 'keys:write']::text[] AND cardinality("permissions") > 0`,
+)
 export class ApiKey {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'api_keys_pkey' })
   id: string;

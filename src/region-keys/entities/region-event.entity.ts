@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+
 import { Region } from './region.entity';
 
 /**
@@ -9,7 +10,10 @@ import { Region } from './region.entity';
  */
 @Entity('region_events')
 @Index('region_events_by_region_newest_idx', ['regionId', 'occurredAt', 'seq'])
-@Check('region_events_type_check', `"type" IN ('region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked')`)
+@Check(
+  'region_events_type_check',
+  `"type" IN ('region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked')`,
+)
 @Check(
   'region_events_actor_check',
   `("actor_type" = 'operator' AND "actor_api_key_id" IS NULL AND "actor_token_preview" IS NULL)

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Clock } from '../../common/clock/clock';
-import { AppConfig } from '../../config/app-config';
+
+import { Clock } from '../../common/clock';
+import { RegionKeysSettings } from '../region-keys.settings';
 import { KeyUsageRepository, type UsageCount } from './key-usage.repository';
-import { utcDayBounds, utcDayOf, utcDaysEndingWith, type UtcDay } from './utc-day';
+import { type UtcDay, utcDayBounds, utcDayOf, utcDaysEndingWith } from './utc-day';
 
 /** Days of usage kept, today included; older rows are purged. */
 export const USAGE_RETENTION_DAYS = 90;
@@ -41,7 +42,7 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     private readonly repository: KeyUsageRepository,
     private readonly clock: Clock,
-    private readonly config: AppConfig,
+    private readonly settings: RegionKeysSettings,
   ) {}
 
   /** The hot path: one request authenticated with this key. */
@@ -73,7 +74,7 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.flush(), this.config.API_KEY_USAGE_FLUSH_INTERVAL_MS);
+    this.timer = setInterval(() => void this.flush(), this.settings.API_KEY_USAGE_FLUSH_INTERVAL_MS);
     // A pending flush must never keep a process alive (the CLI, a test); shutdown flushes anyway.
     this.timer.unref();
   }
@@ -85,7 +86,8 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.enqueue({ purge: false });
-    if (this.size > 0) this.logger.warn(`Usage of ${this.size} API key-days could not be written before shutdown and is lost`);
+    if (this.size > 0)
+      this.logger.warn(`Usage of ${this.size} API key-days could not be written before shutdown and is lost`);
   }
 
   private enqueue(options: { purge: boolean }): Promise<void> {
@@ -116,17 +118,22 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
       this.pending = new Map();
       this.size = 0;
       const counts: UsageCount[] = [];
-      for (const [day, keys] of batch) for (const [apiKeyId, requests] of keys) counts.push({ apiKeyId, day, requests });
+      for (const [day, keys] of batch)
+        for (const [apiKeyId, requests] of keys) counts.push({ apiKeyId, day, requests });
       try {
         await this.repository.addCounts(counts);
       } catch (err) {
         for (const { apiKeyId, day, requests } of counts) this.add(day, apiKeyId, requests);
-        this.logger.warn(`Could not write the usage of ${counts.length} API key-days; kept for the next try: ${messageOf(err)}`);
+        this.logger.warn(
+          `Could not write the usage of ${counts.length} API key-days; kept for the next try: ${messageOf(err)}`,
+        );
         return;
       }
     }
     if (this.dropped > 0) {
-      this.logger.warn(`${this.dropped} requests were not counted in API key usage: more than ${MAX_PENDING_COUNTS} key-days were pending`);
+      this.logger.warn(
+        `${this.dropped} requests were not counted in API key usage: more than ${MAX_PENDING_COUNTS} key-days were pending`,
+      );
       this.dropped = 0;
     }
     if (purge) await this.purge();

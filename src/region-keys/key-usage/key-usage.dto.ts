@@ -1,13 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
+
+import { toInt } from '../../common/validation';
+import type { DailyUsage } from './key-usage.types';
 import { USAGE_RETENTION_DAYS } from './key-usage-counter';
-import type { DailyUsage } from './key-usage.service';
 
 export const DEFAULT_USAGE_DAYS = 30;
-
-// Query strings are text: whole numbers become numbers, anything else stays text and fails @IsInt.
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value);
 
 export class KeyUsageQueryDto {
   @ApiPropertyOptional({
@@ -35,7 +34,10 @@ export class KeyUsageDayDto {
 
 @ApiSchema({ name: 'KeyUsage' })
 export class KeyUsageDto {
-  @ApiProperty({ type: () => [KeyUsageDayDto], description: 'Every day of the window, oldest first; days without requests are 0.' })
+  @ApiProperty({
+    type: () => [KeyUsageDayDto],
+    description: 'Every day of the window, oldest first; days without requests are 0.',
+  })
   data: KeyUsageDayDto[];
 
   static from(days: DailyUsage[]): KeyUsageDto {

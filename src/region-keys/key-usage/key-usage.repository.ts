@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import type { UtcDay } from './utc-day';
 
 export interface UsageCount {
@@ -26,7 +27,9 @@ export class KeyUsageRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async addCounts(counts: UsageCount[]): Promise<void> {
-    const sorted = [...counts].sort((a, b) => (a.apiKeyId < b.apiKeyId ? -1 : a.apiKeyId > b.apiKeyId ? 1 : a.day < b.day ? -1 : 1));
+    const sorted = [...counts].sort((a, b) =>
+      a.apiKeyId < b.apiKeyId ? -1 : a.apiKeyId > b.apiKeyId ? 1 : a.day < b.day ? -1 : 1,
+    );
     await this.dataSource.query(ADD_COUNTS, [
       sorted.map((c) => c.apiKeyId),
       sorted.map((c) => c.day),
@@ -36,7 +39,10 @@ export class KeyUsageRepository {
 
   /** Revoked keys included: their history stays readable until it ages out. */
   async keyExistsInRegion(apiKeyId: string, regionId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM api_keys WHERE id = $1 AND region_id = $2', [apiKeyId, regionId]);
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM api_keys WHERE id = $1 AND region_id = $2', [
+      apiKeyId,
+      regionId,
+    ]);
     return rows.length > 0;
   }
 

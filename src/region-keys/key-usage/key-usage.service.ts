@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '../../common/clock/clock';
-import { NotFoundError } from '../../common/problem/problem';
-import { KeyUsageCounter } from './key-usage-counter';
-import { KeyUsageRepository } from './key-usage.repository';
-import { utcDaysEndingWith, type UtcDay } from './utc-day';
 
-export interface DailyUsage {
-  date: UtcDay;
-  requests: number;
-}
+import { Clock } from '../../common/clock';
+import { NotFoundError } from '../../common/problem';
+import { KeyUsageRepository } from './key-usage.repository';
+import type { DailyUsage } from './key-usage.types';
+import { KeyUsageCounter } from './key-usage-counter';
+import { utcDaysEndingWith } from './utc-day';
 
 /** Revoked keys are found too: their usage is what shows that nothing still used them. */
 export class UsageKeyNotFoundError extends NotFoundError {

@@ -6,7 +6,9 @@ export class KeyPermissionsAndAllowlists1764100000000 implements MigrationInterf
   async up(q: QueryRunner): Promise<void> {
     // Keys issued before permissions existed could do everything, from anywhere: they keep
     // exactly that. The default serves this backfill only; every insert says what it grants.
-    await q.query(`ALTER TABLE "api_keys" ADD "permissions" text[] NOT NULL DEFAULT ARRAY['region:read', 'keys:write']::text[]`);
+    await q.query(
+      `ALTER TABLE "api_keys" ADD "permissions" text[] NOT NULL DEFAULT ARRAY['region:read', 'keys:write']::text[]`,
+    );
     await q.query(`ALTER TABLE "api_keys" ALTER COLUMN "permissions" DROP DEFAULT`);
     await q.query(`ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_permissions_check"
       CHECK ("permissions" <@ ARRAY['region:read', 'keys:write']::text[] AND cardinality("permissions") > 0)`);

@@ -1,14 +1,22 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+
+import { IsPlainText, IsUtf8ByteLength, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import { EMAIL_MAX_LENGTH, EMAIL_RULE, IsAccountEmail } from '../email';
-import { IsUtf8ByteLength, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
-import { IsPlainText, PLAIN_TEXT_RULE } from '../../common/validation/plain-text';
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
 
 @ApiSchema({ name: 'NewUser' })
 export class SignUpDto {
-  @ApiPropertyOptional({ type: 'string', nullable: true, minLength: 1, maxLength: 100, description: `Trimmed. ${PLAIN_TEXT_RULE}`, example: 'Marc' })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    minLength: 1,
+    maxLength: 100,
+    description: `Trimmed. ${PLAIN_TEXT_RULE}`,
+    example: 'Marc',
+  })
+  @Transform(trim)
   @IsOptional()
   @IsString()
   @Length(1, 100)
@@ -21,7 +29,7 @@ export class SignUpDto {
     description: EMAIL_RULE,
     example: 'marc@scalar.com',
   })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(trim)
   @IsString()
   @MaxLength(EMAIL_MAX_LENGTH)
   @IsAccountEmail()

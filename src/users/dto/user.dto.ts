@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+
 import type { User } from '../entities/user.entity';
 
 /** A user as clients see it (the Galaxy `User`): never the email, never the password hash. */

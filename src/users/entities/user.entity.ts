@@ -7,7 +7,11 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Update
  */
 @Entity('users')
 export class User {
-  @PrimaryGeneratedColumn('identity', { type: 'integer', generatedIdentity: 'BY DEFAULT', primaryKeyConstraintName: 'users_pkey' })
+  @PrimaryGeneratedColumn('identity', {
+    type: 'integer',
+    generatedIdentity: 'BY DEFAULT',
+    primaryKeyConstraintName: 'users_pkey',
+  })
   id: number;
 
   @Column({ type: 'varchar', length: 100, nullable: true })

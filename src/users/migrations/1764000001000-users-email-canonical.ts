@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { MigrationInterface, QueryRunner } from 'typeorm';
+
 import { canonicalEmail } from '../email';
 
 const BATCH = 1000;
@@ -27,7 +28,9 @@ export class UsersEmailCanonical1764000001000 implements MigrationInterface {
     const refused: number[] = [];
     let lastId = 0;
     for (;;) {
-      const rows: { id: number; email: string }[] = await q.query(`SELECT id, email FROM "users" WHERE id > $1 ORDER BY id LIMIT ${BATCH}`, [lastId]);
+      const rows = (await q.query(`SELECT id, email FROM "users" WHERE id > $1 ORDER BY id LIMIT ${BATCH}`, [
+        lastId,
+      ])) as { id: number; email: string }[];
       if (rows.length === 0) break;
       lastId = rows[rows.length - 1].id;
       const ids: number[] = [];
@@ -49,10 +52,10 @@ export class UsersEmailCanonical1764000001000 implements MigrationInterface {
     }
 
     // Oldest first: the first id of each group keeps the canonical form.
-    const collisions: { ids: number[] }[] = await q.query(
+    const collisions = (await q.query(
       `SELECT array_agg(id ORDER BY created_at, id) AS ids FROM "users"
        WHERE "email_canonical" IS NOT NULL GROUP BY "email_canonical" HAVING count(*) > 1 ORDER BY min(id)`,
-    );
+    )) as { ids: number[] }[];
     const setAside = collisions.flatMap(({ ids }) => ids.slice(1));
     if (setAside.length > 0) {
       await q.query(`UPDATE "users" SET "email_canonical" = NULL WHERE id = ANY($1::int[])`, [setAside]);

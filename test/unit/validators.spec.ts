@@ -1,4 +1,4 @@
-import { isDateTime } from '../../src/celestial-bodies/dto/validators';
+import { isDateTime } from '../../src/common/validation';
 
 describe('isDateTime', () => {
   it.each([

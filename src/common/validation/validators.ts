@@ -8,10 +8,8 @@ export const FINITE = { allowNaN: false, allowInfinity: false } as const;
  * refused, like any other value. For fields whose schema does not declare null, where
  * leaving the field out is how a client says "none".
  */
-export const IsOmittable = (options?: ValidationOptions) => ValidateIf((_object, value) => value !== undefined, options);
-
-/** Trims strings; leaves anything else for the validators to reject. */
-export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+export const IsOmittable = (options?: ValidationOptions) =>
+  ValidateIf((_object, value) => value !== undefined, options);
 
 /**
  * The value must not be below (`'>='`) or above (`'<='`) a sibling property, when both are
@@ -33,6 +31,23 @@ export function ComparedTo(operator: '>=' | '<=', sibling: string, options?: Val
         },
         defaultMessage: (args: ValidationArguments) =>
           `${args.property} must be ${operator === '>=' ? 'at least' : 'at most'} ${sibling}`,
+      },
+    });
+}
+
+export const utf8Length = (value: string): number => Buffer.byteLength(value, 'utf8');
+
+/** A string of `min`..`max` bytes once encoded as UTF-8. */
+export function IsUtf8ByteLength(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isUtf8ByteLength',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [min, max],
+      options: { message: `$property must be a string of ${min} to ${max} bytes in UTF-8`, ...options },
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && utf8Length(value) >= min && utf8Length(value) <= max,
       },
     });
 }

@@ -1,0 +1,33 @@
+// The built service as the benchmarks start and drive it: as `npm start` starts it, in
+// production mode, on this machine's PostgreSQL and Redis.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpuSeconds } from './processes.mjs';
+
+/** The service's settings, as production would have them, on `databaseUrl` (Redis keys under the database's name). */
+export const productionEnv = ({ databaseUrl, jwtSecret, initialKey }) => ({
+  NODE_ENV: 'production',
+  JWT_SECRET: jwtSecret,
+  DATABASE_URL: databaseUrl,
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_KEY_PREFIX: `${new URL(databaseUrl).pathname.slice(1)}:`,
+  LOG_LEVEL: 'warn',
+  INITIAL_REGION_API_KEY: initialKey,
+  SEED_SAMPLE_DATA: 'false',
+});
+
+/** Node's flags in a checkout's `npm run serve` (`node <flags> dist/src/main.js`); none without that script. */
+export function serveFlags(root) {
+  const { serve = 'node dist/src/main.js' } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
+  return serve.split(/\s+/).slice(1, -1);
+}
+
+/**
+ * One load measurement (`load.run(spec)`) of a server, with its CPU time per request
+ * (cpuUs), which other work on a shared machine disturbs far less than req/s.
+ */
+export async function measure(load, server, spec) {
+  const before = cpuSeconds(server.child.pid);
+  const result = await load.run(spec);
+  return { ...result, cpuUs: ((cpuSeconds(server.child.pid) - before) * 1e6) / result.requests };
+}

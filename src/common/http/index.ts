@@ -1,0 +1,4 @@
+export * from './compression';
+export * from './etag';
+export * from './location';
+export * from './multipart';

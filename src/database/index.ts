@@ -1,0 +1,5 @@
+export { ADVISORY_LOCKS } from './advisory-locks';
+export { DatabaseHealth } from './database-health';
+export { INT4_MAX, sqlValues } from './sql';
+export { isUniqueViolation } from './unique-violation';
+export { managerOf, type Transaction, UnitOfWork } from './unit-of-work';

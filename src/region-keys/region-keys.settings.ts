@@ -1,0 +1,94 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
+
+import { API_KEY_PREFIX, API_KEY_PREFIXES, type ApiEnvironment, generatedKeyEnvironment } from '../common/auth';
+import { appConfigOf, emptyToUndefined, NodeEnv, toInt } from '../config';
+
+const otherEnvironment = (environment: ApiEnvironment): ApiEnvironment => (environment === 'live' ? 'sandbox' : 'live');
+
+/** The settings of the region keys: the first region, the key limit, and how often use is written. */
+export class RegionKeysSettings {
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  INITIAL_REGION_NAME?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'INITIAL_REGION_API_KEY must be at least 32 characters long' })
+  @MaxLength(256)
+  @Matches(/^[\x21-\x7e]+$/, {
+    message: 'INITIAL_REGION_API_KEY must consist of printable ASCII characters without spaces',
+  })
+  // Keys with the rk_ prefix are checked as generated keys (checksum included) before any
+  // lookup: a made-up rk_ value would create the region with a key that never authenticates.
+  @ValidateBy({
+    name: 'isGeneratedWhenPrefixed',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value !== 'string' || !value.startsWith(API_KEY_PREFIX) || generatedKeyEnvironment(value) !== null,
+      defaultMessage: () =>
+        `INITIAL_REGION_API_KEY starts with ${API_KEY_PREFIX} but is not a generated key (its length, characters or checksum ` +
+        'are wrong), so it could never authenticate. Make one with `npm run --silent cli -- key generate`, or choose ' +
+        `a value without the ${API_KEY_PREFIX} prefix`,
+    },
+  })
+  // Each environment refuses the other's keys, so a key of the other one could never authenticate here either.
+  @ValidateBy({
+    name: 'isOfThisEnvironment',
+    validator: {
+      validate: (value: unknown, args) => {
+        const environment = typeof value === 'string' ? generatedKeyEnvironment(value) : null;
+        return environment === null || environment === appConfigOf(args?.object).API_ENVIRONMENT;
+      },
+      defaultMessage: (args) => {
+        const here = appConfigOf(args?.object).API_ENVIRONMENT;
+        const other = otherEnvironment(here);
+        return (
+          `INITIAL_REGION_API_KEY is a ${other} key (${API_KEY_PREFIXES[other]}) but API_ENVIRONMENT is ${here}, which refuses ` +
+          `${other} keys, so it could never authenticate. Make a ${here} key with \`npm run --silent cli -- key generate\` ` +
+          `under API_ENVIRONMENT=${here}, or set API_ENVIRONMENT=${other}`
+        );
+      },
+    },
+  })
+  INITIAL_REGION_API_KEY?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  MAX_API_KEYS_PER_REGION = 100;
+
+  /** Seconds between two writes of an API key's lastUsedAt. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
+
+  /**
+   * Milliseconds between two writes of the per-key usage counts of one instance. The contract
+   * promises at most one a minute, so less is refused outside NODE_ENV=test (where it lets a
+   * test see the timer work without waiting a minute).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Max(3600000, { message: 'API_KEY_USAGE_FLUSH_INTERVAL_MS must be at most 3600000 (an hour)' })
+  @ValidateBy({
+    name: 'usageFlushInterval',
+    validator: {
+      validate: (value: unknown, args) =>
+        typeof value === 'number' && value >= (appConfigOf(args?.object).NODE_ENV === NodeEnv.Test ? 100 : 60000),
+      defaultMessage: () =>
+        'API_KEY_USAGE_FLUSH_INTERVAL_MS must be at least 60000 (usage is written at most once a minute)',
+    },
+  })
+  API_KEY_USAGE_FLUSH_INTERVAL_MS = 60000;
+
+  get initialRegionName(): string {
+    return this.INITIAL_REGION_NAME ?? 'Default region';
+  }
+}
