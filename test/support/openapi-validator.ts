@@ -1,7 +1,9 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+
+import type { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { ValidateFunction } from 'ajv';
+
 import { problemSlugOf } from './problems';
 
 interface ProblemExample {
@@ -16,7 +18,11 @@ interface MediaType {
 interface Operation {
   responses: Record<string, { description?: string; content?: Record<string, MediaType> }>;
 }
-type Document = { paths: Record<string, Record<string, Operation>>; components?: object; 'x-problem-types'?: ProblemExample[] };
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components?: object;
+  'x-problem-types'?: ProblemExample[];
+};
 
 export interface CheckedResponse {
   statusCode: number;
@@ -60,7 +66,7 @@ export class OpenApiResponseValidator {
     addFormats(this.ajv);
     // OpenAPI's own formats, which JSON Schema does not define.
     for (const format of ['binary', 'float', 'double', 'int32', 'int64']) this.ajv.addFormat(format, true);
-    this.ajv.addSchema({ ...document, $id: 'openapi.json' } as object);
+    this.ajv.addSchema({ ...document, $id: 'openapi.json' });
     for (const [template, item] of Object.entries(document.paths)) {
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
       for (const [method, operation] of Object.entries(item)) {
@@ -73,16 +79,18 @@ export class OpenApiResponseValidator {
   /** Throws an Error describing every way the response departs from the document. */
   check(method: string, url: string, sent: CheckedResponse): void {
     const response = { ...sent, body: bodyText(sent) };
-    const path = url.split('?')[0];
+    const path = pathAsSent(url);
     if (UNDOCUMENTED.test(path)) return;
     const head = method.toLowerCase() === 'head';
     const route = this.routes.find((r) => r.method === (head ? 'get' : method.toLowerCase()) && r.pattern.test(path));
     const where = `${method.toUpperCase()} ${path} → ${response.statusCode}`;
     // The router refuses a URL it cannot decode before it looks for a route.
-    const malformedUrl = response.statusCode === 400 && problemSlugOf(this.problemBody(response)?.type) === 'bad-request';
+    const malformedUrl =
+      response.statusCode === 400 && problemSlugOf(this.problemBody(response)?.type) === 'bad-request';
     if (!route || malformedUrl) {
       if (response.statusCode === 405) this.checkAllow(where, path, response);
-      else if (response.statusCode !== 404 && !malformedUrl) throw new Error(`${where}: no such operation in the OpenAPI document`);
+      else if (response.statusCode !== 404 && !malformedUrl)
+        throw new Error(`${where}: no such operation in the OpenAPI document`);
       if (head) return;
       this.checkBody(where, 'Problem', { schema: { $ref: '#/components/schemas/Problem' } }, response);
       this.checkProblem(where, this.registry, response, 'registered problem types (x-problem-types)');
@@ -95,23 +103,42 @@ export class OpenApiResponseValidator {
           `(declared: ${Object.keys(route.operation.responses).join(', ')})`,
       );
     }
-    const contentType = String(response.headers['content-type'] ?? '').split(';')[0].trim();
+    const contentType = String(response.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim();
     if (!declared.content || Object.keys(declared.content).length === 0) {
       if (response.body.length > 0) throw new Error(`${where}: a body was sent but the document declares none`);
       return;
     }
-    const mediaType = Object.keys(declared.content).find((m) => m === contentType || (m.endsWith('/*') && contentType.startsWith(m.slice(0, -1))));
+    const mediaType = Object.keys(declared.content).find(
+      (m) => m === contentType || (m.endsWith('/*') && contentType.startsWith(m.slice(0, -1))),
+    );
     if (!mediaType) {
-      throw new Error(`${where}: content type "${contentType}" not declared (declared: ${Object.keys(declared.content).join(', ')})`);
+      throw new Error(
+        `${where}: content type "${contentType}" not declared (declared: ${Object.keys(declared.content).join(', ')})`,
+      );
     }
     if (head) {
       if (response.body.length > 0) throw new Error(`${where}: a HEAD answer has a body`);
       return;
     }
-    if (contentType.endsWith('json')) this.checkBody(where, `${route.template} ${method} ${response.statusCode} ${mediaType}`, declared.content[mediaType], response);
+    if (contentType.endsWith('json'))
+      this.checkBody(
+        where,
+        `${route.template} ${method} ${response.statusCode} ${mediaType}`,
+        declared.content[mediaType],
+        response,
+      );
     if (contentType === 'application/problem+json') {
-      const examples = Object.values(declared.content[mediaType].examples ?? {}).flatMap((e) => (e.value ? [e.value] : []));
-      this.checkProblem(where, examples, response, `the examples of ${method.toUpperCase()} ${route.template} ${response.statusCode}`);
+      const examples = Object.values(declared.content[mediaType].examples ?? {}).flatMap((e) =>
+        e.value ? [e.value] : [],
+      );
+      this.checkProblem(
+        where,
+        examples,
+        response,
+        `the examples of ${method.toUpperCase()} ${route.template} ${response.statusCode}`,
+      );
     }
   }
 
@@ -121,7 +148,8 @@ export class OpenApiResponseValidator {
     if (!body) return;
     const slug = problemSlugOf(body.type);
     if (!slug) throw new Error(`${where}: problem type ${JSON.stringify(body.type)} is not a /problems/<slug> URI`);
-    const same = (e: ProblemExample) => problemSlugOf(e.type) === slug && e.title === body.title && e.status === body.status;
+    const same = (e: ProblemExample) =>
+      problemSlugOf(e.type) === slug && e.title === body.title && e.status === body.status;
     if (!declared.some(same)) {
       const listed = declared.map((e) => `${problemSlugOf(e.type)} ${e.status} "${e.title}"`).join('; ') || 'none';
       throw new Error(`${where}: problem ${slug} ${body.status} "${body.title}" is not among ${whose} (${listed})`);
@@ -133,9 +161,14 @@ export class OpenApiResponseValidator {
     const documented = this.routes.filter((r) => r.pattern.test(path)).map((r) => r.method.toUpperCase());
     if (documented.length === 0) throw new Error(`${where}: a 405 for a path the document does not have`);
     if (documented.includes('GET')) documented.push('HEAD');
-    const allow = String(response.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+    const allow = String(response.headers.allow ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
     if ([...allow].sort().join() !== [...documented].sort().join()) {
-      throw new Error(`${where}: Allow is "${allow.join(', ')}", but the document has ${documented.join(', ')} for this path`);
+      throw new Error(
+        `${where}: Allow is "${allow.join(', ')}", but the document has ${documented.join(', ')} for this path`,
+      );
     }
   }
 
@@ -162,7 +195,9 @@ export class OpenApiResponseValidator {
       throw new Error(`${where}: body is not JSON: ${response.body.slice(0, 200)}`);
     }
     if (!validate(body)) {
-      throw new Error(`${where}: body does not match the document: ${this.ajv.errorsText(validate.errors)}\n${response.body.slice(0, 500)}`);
+      throw new Error(
+        `${where}: body does not match the document: ${this.ajv.errorsText(validate.errors)}\n${response.body.slice(0, 500)}`,
+      );
     }
   }
 }
@@ -170,4 +205,14 @@ export class OpenApiResponseValidator {
 /** Local refs (#/components/...) point into the registered document. */
 function rebase(schema: object): object {
   return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"openapi.json#/'));
+}
+
+/**
+ * The path the server answers for. A client resolves `.` and `..` segments, also spelled
+ * `%2e`, before it sends (RFC 3986, section 5.2.4; `inject` does it as fetch would), so
+ * `/keys/./usage` reaches the server as `/keys/usage`.
+ */
+function pathAsSent(url: string): string {
+  // A leading `//` would otherwise be read as a host, as the injector also avoids.
+  return new URL(url.startsWith('//') ? `http://localhost${url}` : url, 'http://localhost').pathname;
 }

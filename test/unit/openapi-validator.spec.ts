@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 
 /** The checker that every e2e response goes through must itself be able to fail. */
@@ -31,7 +32,11 @@ const document = {
       Thing: {
         type: 'object',
         required: ['id', 'createdAt'],
-        properties: { id: { type: 'integer' }, createdAt: { type: 'string', format: 'date-time' }, note: { type: ['string', 'null'] } },
+        properties: {
+          id: { type: 'integer' },
+          createdAt: { type: 'string', format: 'date-time' },
+          note: { type: ['string', 'null'] },
+        },
       },
       Problem: {
         type: 'object',
@@ -55,36 +60,79 @@ describe('OpenApiResponseValidator', () => {
   const validator = new OpenApiResponseValidator(document);
 
   it('accepts responses that match the document', () => {
-    expect(() => validator.check('GET', '/things/1', json(200, { id: 1, createdAt: '2026-11-22T10:15:00.000Z', note: null }))).not.toThrow();
+    expect(() =>
+      validator.check('GET', '/things/1', json(200, { id: 1, createdAt: '2026-11-22T10:15:00.000Z', note: null })),
+    ).not.toThrow();
     expect(() => validator.check('GET', '/things/1?x=1', json(404, notFound, PROBLEM))).not.toThrow();
-    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: 'https://api.example.org/problems/not-found' }, PROBLEM))).not.toThrow();
+    expect(() =>
+      validator.check(
+        'GET',
+        '/things/1',
+        json(404, { ...notFound, type: 'https://api.example.org/problems/not-found' }, PROBLEM),
+      ),
+    ).not.toThrow();
     expect(() => validator.check('DELETE', '/things/1', { statusCode: 204, headers: {}, body: '' })).not.toThrow();
     expect(() => validator.check('GET', '/nowhere', json(404, notFound, PROBLEM))).not.toThrow();
-    expect(() => validator.check('PUT', '/things/1', json(405, wrongMethod, PROBLEM, { allow: 'GET, HEAD, DELETE' }))).not.toThrow();
+    expect(() =>
+      validator.check('PUT', '/things/1', json(405, wrongMethod, PROBLEM, { allow: 'GET, HEAD, DELETE' })),
+    ).not.toThrow();
   });
 
   it('fails a problem whose type or title the operation does not declare for its status, or a type that is no /problems/ URI', () => {
-    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: '/problems/gone' }, PROBLEM))).toThrow(/is not among the examples/);
-    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, title: 'Missing' }, PROBLEM))).toThrow(/is not among the examples/);
-    expect(() => validator.check('GET', '/nowhere', json(404, { ...notFound, title: 'Missing' }, PROBLEM))).toThrow(/is not among registered/);
-    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, type: 'https://errors.example/not-found' }, PROBLEM))).toThrow(/not a \/problems\/<slug> URI/);
+    expect(() =>
+      validator.check('GET', '/things/1', json(404, { ...notFound, type: '/problems/gone' }, PROBLEM)),
+    ).toThrow(/is not among the examples/);
+    expect(() => validator.check('GET', '/things/1', json(404, { ...notFound, title: 'Missing' }, PROBLEM))).toThrow(
+      /is not among the examples/,
+    );
+    expect(() => validator.check('GET', '/nowhere', json(404, { ...notFound, title: 'Missing' }, PROBLEM))).toThrow(
+      /is not among registered/,
+    );
+    expect(() =>
+      validator.check(
+        'GET',
+        '/things/1',
+        json(404, { ...notFound, type: 'https://errors.example/not-found' }, PROBLEM),
+      ),
+    ).toThrow(/not a \/problems\/<slug> URI/);
   });
 
   it('fails a 405 whose Allow is not the methods the document has for the path, or for a path it does not have', () => {
-    expect(() => validator.check('PUT', '/things/1', json(405, wrongMethod, PROBLEM, { allow: 'GET, HEAD' }))).toThrow(/Allow is/);
-    expect(() => validator.check('PUT', '/elsewhere', json(405, wrongMethod, PROBLEM, { allow: 'GET' }))).toThrow(/does not have/);
+    expect(() => validator.check('PUT', '/things/1', json(405, wrongMethod, PROBLEM, { allow: 'GET, HEAD' }))).toThrow(
+      /Allow is/,
+    );
+    expect(() => validator.check('PUT', '/elsewhere', json(405, wrongMethod, PROBLEM, { allow: 'GET' }))).toThrow(
+      /does not have/,
+    );
+  });
+
+  it('checks the path the server receives: dot segments resolved, as a client sends them', () => {
+    const thing = json(200, { id: 1, createdAt: '2026-11-22T10:15:00.000Z' });
+    expect(() => validator.check('GET', '/things/x/../1', thing)).not.toThrow();
+    expect(() => validator.check('GET', '/things/%2e/1?x=1', thing)).not.toThrow();
+    expect(() =>
+      validator.check('PUT', '/things/./1', json(405, wrongMethod, PROBLEM, { allow: 'GET, HEAD, DELETE' })),
+    ).not.toThrow();
+    // Unresolved, `/things/x/1` is no path of the document.
+    expect(() => validator.check('GET', '/things/x/1', thing)).toThrow(/no such operation/);
   });
 
   it('fails a status the operation does not declare', () => {
-    expect(() => validator.check('GET', '/things/1', json(201, { id: 1, createdAt: '2026-11-22T10:15:00.000Z' }))).toThrow(/status not declared/);
+    expect(() =>
+      validator.check('GET', '/things/1', json(201, { id: 1, createdAt: '2026-11-22T10:15:00.000Z' })),
+    ).toThrow(/status not declared/);
   });
 
   it('fails a body that does not match the schema', () => {
-    expect(() => validator.check('GET', '/things/1', json(200, { id: 'one', createdAt: 'yesterday' }))).toThrow(/does not match/);
+    expect(() => validator.check('GET', '/things/1', json(200, { id: 'one', createdAt: 'yesterday' }))).toThrow(
+      /does not match/,
+    );
   });
 
   it('fails an undeclared content type', () => {
-    expect(() => validator.check('GET', '/things/1', json(404, notFound))).toThrow(/content type "application\/json" not declared/);
+    expect(() => validator.check('GET', '/things/1', json(404, notFound))).toThrow(
+      /content type "application\/json" not declared/,
+    );
   });
 
   it('fails a body where none is declared, and an operation that is not documented', () => {
@@ -108,9 +156,15 @@ describe('OpenApiResponseValidator on the committed openapi.json', () => {
   });
 
   it('fails a deliberately wrong status, and a body missing a required field', () => {
-    expect(() => validator.check('GET', '/auth/regions/me', json(201, region))).toThrow(/status not declared for GET \/auth\/regions\/me/);
-    expect(() => validator.check('DELETE', '/auth/region/api-keys/5d7c2f1a-3b4e-4a6f-8c9d-0e1f2a3b4c5d', json(200, {}))).toThrow(/status not declared/);
+    expect(() => validator.check('GET', '/auth/regions/me', json(201, region))).toThrow(
+      /status not declared for GET \/auth\/regions\/me/,
+    );
+    expect(() =>
+      validator.check('DELETE', '/auth/region/api-keys/5d7c2f1a-3b4e-4a6f-8c9d-0e1f2a3b4c5d', json(200, {})),
+    ).toThrow(/status not declared/);
     const { name: _name, ...nameless } = region;
-    expect(() => validator.check('GET', '/auth/regions/me', json(200, nameless))).toThrow(/must have required property 'name'/);
+    expect(() => validator.check('GET', '/auth/regions/me', json(200, nameless))).toThrow(
+      /must have required property 'name'/,
+    );
   });
 });
