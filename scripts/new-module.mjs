@@ -65,6 +65,8 @@ const taken = [
   existsSync(`src/${name}`) && `the folder src/${name} exists`,
   Object.keys(openapi.paths).some((path) => path === `/${name}` || path.startsWith(`/${name}/`)) &&
     `the API already has routes under /${name}`,
+  // Served beside the document, not in it (src/common/swagger/openapi.ts).
+  ['docs', 'docs-json', 'docs-yaml'].includes(name) && `/${name} serves the API's documentation`,
   migrations.includes(`CREATE TABLE "${n.table}"`) && `a migration already creates the table ${n.table}`,
   [n.Singular, `${n.Singular}Input`, `Paginated${n.Plural}`]
     .filter((schema) => schema in openapi.components.schemas)

@@ -88,6 +88,7 @@ onFirstPass('npm run new:module', () => {
       ['comets_2', 'is not a name'],
       ['users', 'the folder src/users exists'],
       ['planets', 'the API already has routes under /planets'],
+      ['docs', "/docs serves the API's documentation"],
     ];
     for (const [name, reason] of refusals) {
       expect(run(process.execPath, 'scripts/new-module.mjs', name)).toMatchObject({
