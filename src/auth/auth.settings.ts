@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min, MinLength, ValidateIf } from 'class-validator';
 
-import { appConfigOf, emptyToUndefined, NodeEnv, toInt } from '../config';
+import { appConfigOf, emptyToUndefined, NodeEnv, toIntSetting } from '../config';
 
 /** The settings of signing in: user tokens and the Basic verification cache. */
 export class AuthSettings {
@@ -13,7 +13,7 @@ export class AuthSettings {
   JWT_SECRET?: string;
 
   /** Lifetime of a user token, in seconds. */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1)
   JWT_TTL = 3600;
@@ -29,12 +29,12 @@ export class AuthSettings {
   JWT_AUDIENCE?: string;
 
   /** How long a successful Basic verification is remembered (0 turns the cache off). */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(0)
   BASIC_AUTH_CACHE_TTL_SECONDS = 300;
 
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1)
   BASIC_AUTH_CACHE_MAX_ENTRIES = 10000;

@@ -1,12 +1,12 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 
-import { appConfigOf, emptyToUndefined, toBool, toInt } from '../config';
+import { appConfigOf, emptyToUndefined, toBool, toIntSetting } from '../config';
 
 /** The settings of the planets: image uploads and the sample data. */
 export class CelestialBodiesSettings {
   /** Planet image uploads stored at once on one instance, once received; more are refused (503). */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1, { message: 'UPLOAD_CONCURRENCY must be at least 1' })
   @Max(100, { message: 'UPLOAD_CONCURRENCY must be at most 100' })
@@ -17,7 +17,7 @@ export class CelestialBodiesSettings {
    * is read before it may take one of the UPLOAD_CONCURRENCY slots, so this is what keeps a
    * stalled client from holding its memory and socket until REQUEST_TIMEOUT_MS.
    */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(100, { message: 'UPLOAD_IDLE_TIMEOUT_MS must be at least 100 (milliseconds)' })
   @Max(600000, { message: 'UPLOAD_IDLE_TIMEOUT_MS must be at most 600000 (milliseconds)' })

@@ -9,7 +9,7 @@ import {
   emptyToUndefined,
   readSettings,
   type SettingsClass,
-  toInt,
+  toIntSetting,
 } from './settings';
 
 export enum NodeEnv {
@@ -121,7 +121,7 @@ export class AppConfig {
   @baseUrlSetting('SANDBOX_BASE_URL')
   SANDBOX_BASE_URL?: string;
 
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(0)
   @Max(65535)
@@ -147,38 +147,38 @@ export class AppConfig {
   @MinLength(1)
   DATA_DIR = './data';
 
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1)
   @Max(200)
   DATABASE_POOL_SIZE = 10;
 
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(100)
   DATABASE_STATEMENT_TIMEOUT_MS = 15000;
 
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(100)
   DATABASE_LOCK_TIMEOUT_MS = 5000;
 
   /** Longest wait for a database connection: a new one to open, or a pooled one to come free. */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(100, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at least 100 (milliseconds)' })
   @Max(60000, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at most 60000 (milliseconds)' })
   DATABASE_CONNECT_TIMEOUT_MS = 5000;
 
   /** Milliseconds a client gets to send a whole request (headers and body); then 408. */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1000, { message: 'REQUEST_TIMEOUT_MS must be at least 1000 (milliseconds)' })
   @Max(600000, { message: 'REQUEST_TIMEOUT_MS must be at most 600000 (milliseconds)' })
   REQUEST_TIMEOUT_MS = 60000;
 
   /** Milliseconds that in-flight requests get to finish after SIGTERM. */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(0)
   SHUTDOWN_GRACE_MS = 10000;
@@ -187,7 +187,7 @@ export class AppConfig {
    * Milliseconds between SIGTERM and closing the listener, while /health/ready already answers
    * 503, so that a load balancer stops sending new requests before connections are refused.
    */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(0)
   @Max(60000, { message: 'SHUTDOWN_DELAY_MS must be at most 60000 (milliseconds)' })
@@ -225,23 +225,23 @@ export class AppConfig {
   CORS_ORIGINS: string[] = [];
 
   /** Failed sign-ins (token or Basic) allowed per client address and email in one window. */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1)
   LOGIN_FAILURE_LIMIT = 10;
 
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1)
   LOGIN_FAILURE_WINDOW_SECONDS = 60;
 
   /** Sign-ups allowed per client address in one window. */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1)
   SIGNUP_RATE_LIMIT = 20;
 
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1)
   SIGNUP_RATE_WINDOW_SECONDS = 60;
@@ -256,7 +256,7 @@ export class AppConfig {
    * Longest wait for a Redis reply. Past it the request is answered without Redis (503, or a
    * cached Basic success), and a connection that stays silent is dropped and reopened.
    */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(10, { message: 'REDIS_COMMAND_TIMEOUT_MS must be at least 10 (milliseconds)' })
   @Max(60000, { message: 'REDIS_COMMAND_TIMEOUT_MS must be at most 60000 (milliseconds)' })
@@ -268,7 +268,7 @@ export class AppConfig {
   REDIS_KEY_PREFIX = 'region-keys-api:';
 
   /** Port of the separate listener serving GET /metrics (Prometheus); 0 turns metrics off. */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt({ message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })
   @Min(0, { message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })
   @Max(65535, { message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })

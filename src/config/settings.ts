@@ -11,7 +11,11 @@ export type SettingsClass<T extends object = object> = new () => T;
 /** The names of the variables a settings class reads. */
 export const settingNames = (Class: SettingsClass): string[] => Object.keys(new Class());
 
-export const toInt = ({ value }: { value: unknown }) =>
+/**
+ * A whole number from an environment variable, spaces around it allowed. Not common/validation's
+ * toInt, which is for query strings: it trims nothing and reads at most 16 digits.
+ */
+export const toIntSetting = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 export const toBool = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;

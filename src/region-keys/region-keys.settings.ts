@@ -2,7 +2,7 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
 
 import { API_KEY_PREFIX, API_KEY_PREFIXES, type ApiEnvironment, generatedKeyEnvironment } from '../common/auth';
-import { appConfigOf, emptyToUndefined, NodeEnv, toInt } from '../config';
+import { appConfigOf, emptyToUndefined, NodeEnv, toIntSetting } from '../config';
 
 const otherEnvironment = (environment: ApiEnvironment): ApiEnvironment => (environment === 'live' ? 'sandbox' : 'live');
 
@@ -57,14 +57,14 @@ export class RegionKeysSettings {
   })
   INITIAL_REGION_API_KEY?: string;
 
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(1)
   @Max(10000)
   MAX_API_KEYS_PER_REGION = 100;
 
   /** Seconds between two writes of an API key's lastUsedAt. */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(0)
   API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
@@ -74,7 +74,7 @@ export class RegionKeysSettings {
    * promises at most one a minute, so less is refused outside NODE_ENV=test (where it lets a
    * test see the timer work without waiting a minute).
    */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Max(3600000, { message: 'API_KEY_USAGE_FLUSH_INTERVAL_MS must be at most 3600000 (an hour)' })
   @ValidateBy({

@@ -1,12 +1,12 @@
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
-import { toInt } from '../config';
+import { toIntSetting } from '../config';
 
 /** The settings of user accounts. */
 export class UsersSettings {
   /** bcrypt work factor for new password hashes (each step doubles the time). */
-  @Transform(toInt)
+  @Transform(toIntSetting)
   @IsInt()
   @Min(4)
   @Max(16)
