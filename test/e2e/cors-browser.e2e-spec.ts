@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 
 import { jest } from '@jest/globals';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
+import { launchChromium } from '../support/chromium';
 import { freePort } from '../support/processes';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 
@@ -39,18 +40,7 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   api = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
   key = (await newRegion(t, 'CORS region')).key;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 
 import { jest } from '@jest/globals';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
+import { launchChromium } from '../support/chromium';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 import { newUser } from '../support/users';
 
@@ -23,18 +24,7 @@ beforeAll(async () => {
   t = await startTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
 });
 
