@@ -275,9 +275,10 @@ Reflect.decorate(
   CeilingModule,
 );
 
+const logger = createRootLogger({ level: env.LOG_LEVEL ?? 'info' });
 const adapter = new FastifyAdapter({
-  loggerInstance: createRootLogger({ level: env.LOG_LEVEL ?? 'info' }),
-  logController: new OneLinePerRequest(),
+  loggerInstance: logger,
+  logController: new OneLinePerRequest(logger),
   genReqId: requestIdOf,
   bodyLimit: 64 * 1024,
 });

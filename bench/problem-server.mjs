@@ -12,9 +12,10 @@ import { API_KEY_CHALLENGE, problem, requestIdOf, SECURITY_HEADERS } from './lib
 
 const env = process.env;
 
+const logger = createRootLogger({ level: env.LOG_LEVEL ?? 'info' });
 const app = Fastify({
-  loggerInstance: createRootLogger({ level: env.LOG_LEVEL ?? 'info' }),
-  logController: new OneLinePerRequest(),
+  loggerInstance: logger,
+  logController: new OneLinePerRequest(logger),
   genReqId: requestIdOf,
 });
 app.addHook('onRequest', async (request, reply) => {

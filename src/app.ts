@@ -37,7 +37,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     loggerInstance: logger,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
-    logController: new OneLinePerRequest(),
+    logController: new OneLinePerRequest(logger),
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Long path parameters reach validation (a clear 400) instead of the router's 414.
     routerOptions: { maxParamLength: 1000 },

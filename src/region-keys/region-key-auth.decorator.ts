@@ -5,12 +5,14 @@ import {
   ExecutionContext,
   Injectable,
   Logger,
+  OnModuleInit,
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { HttpAdapterHost, Reflector } from '@nestjs/core';
+import { type FastifyAdapter, RouteConfig } from '@nestjs/platform-fastify';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 import { API_KEY_SECURITY_SCHEME, authenticateWith, declareAuthPolicy } from '../common/auth';
 import { ForbiddenError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
@@ -26,6 +28,8 @@ import {
 import type { ChangeOrigin, RegionPrincipal } from './region-keys.types';
 
 const REQUIRED_PERMISSION = 'regionKeyPermission';
+/** Fastify route config of the routes @RequiresPermission marks: see UnusableKeyRefusal. */
+const REGION_KEY_ROUTE = 'regionKeyRoute';
 
 /**
  * Authenticates the key, then checks the permission the route declares with
@@ -51,7 +55,10 @@ export class ApiKeyAuthGuard implements CanActivate {
       throw new ForbiddenError('This route is not available.');
     }
     const http = context.switchToHttp();
-    const request = http.getRequest<{ user?: RegionPrincipal }>();
+    const request = http.getRequest<FastifyRequest & { user?: RegionPrincipal }>();
+    // UnusableKeyRefusal has turned away a missing or malformed key already; checked again
+    // here, before Passport, so that the guard alone keeps a route closed.
+    this.strategy.usableKey(request);
     const principal = await authenticateWith<RegionPrincipal>([this.strategy], request, http.getResponse());
     if (!principal) throw new InvalidApiKeyError();
     if (!principal.permissions.includes(required)) throw missingPermission(required);
@@ -67,6 +74,8 @@ export class ApiKeyAuthGuard implements CanActivate {
 export const RequiresPermission = (permission: Permission) =>
   applyDecorators(
     SetMetadata(REQUIRED_PERMISSION, permission),
+    // The route's whole Fastify config: a route that needs another @RouteConfig must merge this in.
+    RouteConfig({ [REGION_KEY_ROUTE]: true }),
     ApiExtension('x-required-permission', permission),
     ApiProblems({
       types: [INSUFFICIENT_PERMISSION, ADDRESS_NOT_ALLOWED],
@@ -75,6 +84,36 @@ export const RequiresPermission = (permission: Permission) =>
         'outside its allowedCidrs (`address-not-allowed`).',
     }),
   );
+
+/**
+ * Refuses a missing or malformed key (and a key of the other environment) in Fastify's last
+ * hook before the handler, on the routes @RequiresPermission marks: Nest's router, its guards
+ * and its exception path cost as much again as the refusal itself (bench/RESULTS.md,
+ * "Cuts"). Same check, same answer as ApiKeyAuthGuard's, and at the same point: after the
+ * body is parsed, before any handler. A route without a declared permission is left to the
+ * guard, which refuses it with a 403 whatever the key.
+ */
+@Injectable()
+export class UnusableKeyRefusal implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost<FastifyAdapter>,
+    private readonly strategy: ApiKeyStrategy,
+  ) {}
+
+  onModuleInit(): void {
+    // Before Fastify is ready, so the hook applies to every route.
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      if ((request.routeOptions.config as unknown as Record<string, unknown>)[REGION_KEY_ROUTE] !== true) return done();
+      try {
+        this.strategy.usableKey(request);
+      } catch (err) {
+        return done(err as Error);
+      }
+      done();
+    });
+  }
+}
 
 /** The permission a route declares with @RequiresPermission (for the route-policy table). */
 export const requiredPermissionOf = (handler: object): Permission | undefined =>

@@ -6,6 +6,7 @@ import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
 import { KeyUsageModule } from './key-usage/key-usage.module';
 import { RegionEventsRepository } from './region-events.repository';
+import { UnusableKeyRefusal } from './region-key-auth.decorator';
 import { RegionKeysController } from './region-keys.controller';
 import { RegionKeysRepository } from './region-keys.repository';
 import { RegionKeysService } from './region-keys.service';
@@ -14,7 +15,7 @@ import { RegionKeysSettings } from './region-keys.settings';
 @Module({
   imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule],
   controllers: [RegionKeysController],
-  providers: [RegionKeysRepository, RegionEventsRepository, RegionKeysService, ApiKeyStrategy],
+  providers: [RegionKeysRepository, RegionEventsRepository, RegionKeysService, ApiKeyStrategy, UnusableKeyRefusal],
   exports: [RegionKeysService],
 })
 export class RegionKeysModule {
