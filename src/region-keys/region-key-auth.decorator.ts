@@ -15,8 +15,9 @@ import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 import { API_KEY_SECURITY_SCHEME, authenticateWith, declareAuthPolicy } from '../common/auth';
-import { ForbiddenError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
+import { DomainError, ForbiddenError, sendDomainError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
 import { ApiProblems } from '../common/swagger';
+import { AppConfig } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import type { Permission } from './permissions';
 import {
@@ -98,16 +99,20 @@ export class UnusableKeyRefusal implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost<FastifyAdapter>,
     private readonly strategy: ApiKeyStrategy,
+    private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     // Before Fastify is ready, so the hook applies to every route.
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const baseUrl = this.config.ownBaseUrl;
+    fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       if ((request.routeOptions.config as unknown as Record<string, unknown>)[REGION_KEY_ROUTE] !== true) return done();
       try {
         this.strategy.usableKey(request);
       } catch (err) {
+        // Answered here: passed on with done(err), it would go through Nest's exception layer after all.
+        if (err instanceof DomainError) return sendDomainError(request, reply, err, baseUrl);
         return done(err as Error);
       }
       done();

@@ -52,7 +52,11 @@ describe('region API key routes', () => {
 
   it('refuses a missing, malformed or other-environment key before the guard runs', async () => {
     const guard = jest.spyOn(ApiKeyAuthGuard.prototype, 'canActivate');
-    for (const headers of [{}, { 'x-api-key': 'rk_malformed' }, { 'x-api-key': 'rk_test_' + 'A'.repeat(49) }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'x-api-key': 'rk_malformed' },
+      { 'x-api-key': 'rk_test_' + 'A'.repeat(49) },
+    ]) {
       const res = await me(headers);
       expectProblem(res, 401);
       expect(res.headers['www-authenticate']).toEqual(expect.any(String));

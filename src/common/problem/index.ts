@@ -1,2 +1,3 @@
 export * from './problem';
+export { sendDomainError } from './problem-reply';
 export * from './problem-types';

@@ -9,7 +9,8 @@ import { RouteMethods } from '../http/route-methods';
 import { applyStandardHeaders } from '../http/standard-headers';
 import { scrubKeys } from '../logging/scrub';
 import { databaseFault } from './database-faults';
-import { DomainError, PROBLEM_CONTENT_TYPE, ProblemDocument, problemOf } from './problem';
+import { DomainError, ProblemDocument, problemOf } from './problem';
+import { problemOfError, sendProblem } from './problem-reply';
 import {
   BAD_REQUEST,
   INTERNAL,
@@ -32,21 +33,6 @@ interface FastifyLikeError {
 interface Answer {
   problem: ProblemDocument;
   headers: Record<string, string>;
-}
-
-/** Writes a problem document as the response. */
-export function sendProblem(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  problem: ProblemDocument,
-  headers: Record<string, string> = {},
-): void {
-  const path = request.url.split('?')[0];
-  problem.instance = path;
-  // Details that quote the request URL (the router's "Cannot GET ..." and malformed-URL
-  // messages) quote its path only: a query string may carry a secret, as logs assume too.
-  if (path !== request.url) problem.detail = problem.detail.split(request.url).join(path);
-  reply.status(problem.status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(problem);
 }
 
 export interface RouterErrorOptions {
@@ -118,10 +104,7 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
 
   private toProblem(exception: unknown, request: FastifyRequest): Answer {
     if (exception instanceof DomainError) {
-      return {
-        problem: problemOf(exception.problemType, exception.message, this.baseUrl, exception.errors),
-        headers: exception.headers,
-      };
+      return { problem: problemOfError(exception, this.baseUrl), headers: exception.headers };
     }
     // Nest wraps Fastify's own 4xx errors (bad JSON, body too large) in an HttpException.
     const fastifyCause =
