@@ -48,7 +48,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY)
   /**
    * The key the request presents, or the refusal of one that no lookup could accept: none,
    * one of the other environment (live or sandbox), or one not in the issued format. No
-   * database, no Passport: ApiKeyAuthGuard calls this first too, as the cheapest refusal.
+   * database, no Passport: UnusableKeyRefusal calls it in a hook, as the cheapest refusal.
    */
   usableKey(request: FastifyRequest): string {
     const presented = request.headers[API_KEY_HEADER];

@@ -56,10 +56,7 @@ export class ApiKeyAuthGuard implements CanActivate {
       throw new ForbiddenError('This route is not available.');
     }
     const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest & { user?: RegionPrincipal }>();
-    // UnusableKeyRefusal has turned away a missing or malformed key already; checked again
-    // here, before Passport, so that the guard alone keeps a route closed.
-    this.strategy.usableKey(request);
+    const request = http.getRequest<{ user?: RegionPrincipal }>();
     const principal = await authenticateWith<RegionPrincipal>([this.strategy], request, http.getResponse());
     if (!principal) throw new InvalidApiKeyError();
     if (!principal.permissions.includes(required)) throw missingPermission(required);
@@ -90,8 +87,9 @@ export const RequiresPermission = (permission: Permission) =>
  * Refuses a missing or malformed key (and a key of the other environment) in Fastify's last
  * hook before the handler, on the routes @RequiresPermission marks: Nest's router, its guards
  * and its exception path cost as much again as the refusal itself (bench/RESULTS.md,
- * "Cuts"). Same check, same answer as ApiKeyAuthGuard's, and at the same point: after the
- * body is parsed, before any handler. A route without a declared permission is left to the
+ * "Cuts"). Same check, same answer as the strategy's (which makes it again for any route
+ * this hook does not cover), and at the same point: after the body is parsed, before any
+ * handler. A route without a declared permission is left to the
  * guard, which refuses it with a 403 whatever the key.
  */
 @Injectable()
