@@ -1,4 +1,4 @@
-import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 import { Logger } from '@nestjs/common';
 
@@ -11,19 +11,15 @@ export class JwtSettings {
   /** The only algorithm signed and accepted: never `none`, never a public-key algorithm. */
   static readonly ALGORITHM = 'HS256' as const;
 
-  /** The secret as a key object, made once: see JwtStrategy. */
-  readonly key: KeyObject;
-
   private constructor(
+    /** The HS256 secret, as text: the issuer signs with it and JwtStrategy's verifier makes its key of it once. */
     readonly secret: string,
     readonly ttlSeconds: number,
     readonly issuer: string | undefined,
     readonly audience: string | undefined,
     /** Sandbox tokens say so (claim `env`), so that a sandbox never signs in a live user by mistake. */
     readonly environment: ApiEnvironment,
-  ) {
-    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
-  }
+  ) {}
 
   /** Production requires JWT_SECRET (config validation enforces it); elsewhere one is made up. */
   static fromSettings(settings: AuthSettings, config: AppConfig): JwtSettings {

@@ -7,7 +7,7 @@ import { toAuthenticatedUser } from './auth.service';
 import type { AuthenticatedUser } from './authenticated-user';
 import { JwtSettings } from './jwt-settings';
 
-/** The claims this service puts in a token; the signature and `exp` are checked by passport-jwt. */
+/** The claims this service puts in a token; the signature and `exp` are checked by JwtStrategy (fast-jwt). */
 export interface TokenClaims {
   sub?: unknown;
   iat?: unknown;
