@@ -101,6 +101,8 @@ export class UnusableKeyRefusal implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    // An application context (the operator CLI) has no HTTP server.
+    if (!this.adapterHost.httpAdapter) return;
     // Before Fastify is ready, so the hook applies to every route.
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     const baseUrl = this.config.ownBaseUrl;

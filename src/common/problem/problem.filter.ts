@@ -80,6 +80,8 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
    * content type and size) has run, and a failure there still reaches catch() below.
    */
   onModuleInit(): void {
+    // An application context (the operator CLI) has no HTTP server.
+    if (!this.adapterHost.httpAdapter) return;
     // Before Fastify is ready, so the hook applies to the not-found handler too.
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
