@@ -10,11 +10,12 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
-import { type FastifyAdapter, RouteConfig } from '@nestjs/platform-fastify';
+import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 import { API_KEY_SECURITY_SCHEME, authenticateWith, declareAuthPolicy } from '../common/auth';
+import { withRouteConfig } from '../common/http';
 import { DomainError, ForbiddenError, sendDomainError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
 import { ApiProblems } from '../common/swagger';
 import { AppConfig } from '../config';
@@ -72,8 +73,7 @@ export class ApiKeyAuthGuard implements CanActivate {
 export const RequiresPermission = (permission: Permission) =>
   applyDecorators(
     SetMetadata(REQUIRED_PERMISSION, permission),
-    // The route's whole Fastify config: a route that needs another @RouteConfig must merge this in.
-    RouteConfig({ [REGION_KEY_ROUTE]: true }),
+    withRouteConfig({ [REGION_KEY_ROUTE]: true }),
     ApiExtension('x-required-permission', permission),
     ApiProblems({
       types: [INSUFFICIENT_PERMISSION, ADDRESS_NOT_ALLOWED],

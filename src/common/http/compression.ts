@@ -1,10 +1,10 @@
 import fastifyCompress from '@fastify/compress';
 import { applyDecorators, Header } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { CONTENT_CODINGS, etagForCoding } from './etag';
+import { withRouteConfig } from './route-config';
 
 /** Smaller bodies are sent as they are: compressing them saves too little to pay for itself. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -14,15 +14,7 @@ const SECRET = 'carriesSecret';
 const ENTITY_TAGGED = 'entityTagged';
 
 /** Adds a flag to the route's Fastify config, beside any other decorator's. */
-const routeFlag =
-  (flag: string): MethodDecorator =>
-  (_target, _key, descriptor) => {
-    const handler = descriptor.value as object;
-    const config =
-      (Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown> | undefined) ?? {};
-    Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, [flag]: true }, handler);
-    return descriptor;
-  };
+const routeFlag = (flag: string): MethodDecorator => withRouteConfig({ [flag]: true });
 
 /**
  * For a response that carries a secret (a new or rolled API key, a token): `Cache-Control:

@@ -10,12 +10,13 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { FastifyAdapter, RouteConfig } from '@nestjs/platform-fastify';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
 
 import { DomainError } from '../problem/problem';
 import { REQUEST_TIMEOUT, UNSUPPORTED_MEDIA_TYPE } from '../problem/problem-types';
+import { withRouteConfig } from './route-config';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
 
@@ -120,7 +121,7 @@ class DiscardUnreadBody implements NestInterceptor {
  * route's pipes, so even a bad parameter waits for the body.
  */
 export const AcceptsMultipart = (formDetail = 'Send the body as multipart/form-data.') =>
-  applyDecorators(RouteConfig({ [ACCEPTS_MULTIPART]: formDetail }), UseInterceptors(DiscardUnreadBody));
+  applyDecorators(withRouteConfig({ [ACCEPTS_MULTIPART]: formDetail }), UseInterceptors(DiscardUnreadBody));
 
 function formDetailOf(request: FastifyRequest): string | undefined {
   const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
