@@ -25,8 +25,9 @@ const SWEEP_ABOVE = 1000;
  * for one region would each hold a pooled connection while queueing on the row inside
  * PostgreSQL, and every other route of the instance would wait for a connection.
  *
- * In this process, requests for one row queue without a connection, one at a time per row,
- * and at most half of the pool is used by such transactions at once. The whole wait, here
+ * In this process, requests for one row queue without a connection, one at a time per row
+ * (the next one may open its transaction while the one before commits), and at most half
+ * of the pool is used by such transactions at once. The whole wait, here
  * and then inside PostgreSQL (lock_timeout set to what is left), stays within
  * DATABASE_LOCK_TIMEOUT_MS; past it the request is refused (503) and nothing has changed.
  *
@@ -53,31 +54,47 @@ export class RowLockGate {
   /**
    * `dataSource.transaction(work)` for a transaction that locks `row` (any name that is the
    * same for every request locking that row), once the row is free in this process.
+   *
+   * The row is freed in this process when `work` ends, before the COMMIT: the next request
+   * for it then opens its transaction while this one commits, and waits in PostgreSQL only
+   * for that COMMIT (the row lock is PostgreSQL's until then, so it still sees every change
+   * this one made). Queued one after another, requests for one row would otherwise wait
+   * for a COMMIT, then for a connection, a BEGIN and the lock timeout's SET each in turn.
    */
   transaction<T>(row: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.embedded) return this.dataSource.transaction(work);
-    return this.run(row, (lockTimeoutMs) =>
+    return this.run(row, (lockTimeoutMs, freeRow) =>
       this.dataSource.transaction(async (manager) => {
-        await manager.query("SELECT set_config('lock_timeout', $1, true)", [`${lockTimeoutMs}ms`]);
-        return work(manager);
+        try {
+          await manager.query("SELECT set_config('lock_timeout', $1, true)", [`${lockTimeoutMs}ms`]);
+          return await work(manager);
+        } finally {
+          freeRow();
+        }
       }),
     );
   }
 
-  private async run<T>(row: string, work: (lockTimeoutMs: number) => Promise<T>): Promise<T> {
+  private async run<T>(row: string, work: (lockTimeoutMs: number, freeRow: () => void) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.timeoutMs;
     const mutex = this.rowMutex(row);
     const releaseRow = await before(deadline, mutex);
+    let held = true;
+    const freeRow = () => {
+      if (!held) return;
+      held = false;
+      releaseRow();
+      if (!mutex.isLocked()) this.rows.delete(row);
+    };
     try {
       const [, releaseConnection] = await before(deadline, this.connections);
       try {
-        return await work(Math.max(1, deadline - Date.now()));
+        return await work(Math.max(1, deadline - Date.now()), freeRow);
       } finally {
         releaseConnection();
       }
     } finally {
-      releaseRow();
-      if (!mutex.isLocked()) this.rows.delete(row);
+      freeRow();
     }
   }
 
