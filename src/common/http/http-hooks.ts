@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 import { looksLikeKey } from '../logging/scrub';
 import { ValidationFailedError } from '../problem/problem';
@@ -37,33 +37,23 @@ export function registerHttpHooks(
     environmentHeaders,
   }: { readForwardedFor?: boolean; environmentHeaders?: Record<string, string> } = {},
 ): void {
+  // Hooks on every request are callback-style: an async hook costs a promise and a turn of
+  // the microtask queue per request.
   // First of all hooks: nothing may read request.ip before the header is cleaned.
-  if (readForwardedFor) fastify.addHook('onRequest', async (request) => dropUnreadableForwardedFor(request.raw));
+  if (readForwardedFor)
+    fastify.addHook('onRequest', (request, _reply, done) => {
+      dropUnreadableForwardedFor(request.raw);
+      done();
+    });
   // Before CORS (registered after these hooks), whose preflight answers end the request.
   if (environmentHeaders)
-    fastify.addHook('onRequest', async (_request, reply) => void reply.headers(environmentHeaders));
-  fastify.addHook('onRequest', async (request, reply) => {
+    fastify.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(environmentHeaders);
+      done();
+    });
+  fastify.addHook('onRequest', (request, reply, done) => {
     applyStandardHeaders(request, reply);
-    // HTTP/1.1 requires Host (RFC 9112, section 3.2); Node's check is off, see httpServerLimits.
-    const host = request.headers.host;
-    if (request.raw.httpVersion === '1.1' && host === undefined) {
-      throw new ValidationFailedError(
-        [{ field: 'Host', message: 'An HTTP/1.1 request must have a Host header' }],
-        'The Host header is missing.',
-      );
-    }
-    // So is an invalid one (same section): no URI the service sends is ever built from it (see location.ts).
-    if (host !== undefined && !isPlainHost(host)) {
-      throw new ValidationFailedError(
-        [
-          {
-            field: 'Host',
-            message: 'Host must be a host name or IP address (IPv6 in brackets), with an optional port',
-          },
-        ],
-        'The Host header is malformed.',
-      );
-    }
+    done(hostHeaderError(request));
   });
 
   // During shutdown, responses to requests that were already running close their
@@ -73,7 +63,30 @@ export function registerHttpHooks(
   fastify.addHook('preClose', async () => {
     closing = true;
   });
-  fastify.addHook('onSend', async (request, reply) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     if (closing && request.raw.httpVersionMajor < 2) reply.header('Connection', 'close');
+    done(null, payload);
   });
+}
+
+/**
+ * HTTP/1.1 requires Host (RFC 9112, section 3.2; Node's check is off, see httpServerLimits),
+ * and a valid one (same section): no URI the service sends is ever built from another
+ * (see location.ts). Undefined when the Host header is acceptable.
+ */
+function hostHeaderError(request: FastifyRequest): ValidationFailedError | undefined {
+  const host = request.headers.host;
+  if (request.raw.httpVersion === '1.1' && host === undefined) {
+    return new ValidationFailedError(
+      [{ field: 'Host', message: 'An HTTP/1.1 request must have a Host header' }],
+      'The Host header is missing.',
+    );
+  }
+  if (host !== undefined && !isPlainHost(host)) {
+    return new ValidationFailedError(
+      [{ field: 'Host', message: 'Host must be a host name or IP address (IPv6 in brackets), with an optional port' }],
+      'The Host header is malformed.',
+    );
+  }
+  return undefined;
 }

@@ -147,14 +147,16 @@ export class MultipartOnlyWhereAccepted implements OnModuleInit {
     this.adapterHost.httpAdapter.useMultipart();
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     // Hooks added before Fastify is ready apply to every route, also those already declared.
-    fastify.addHook('preParsing', async (request: FastifyRequest) => {
+    // Callback-style: they run on every request, where an async hook costs a promise each.
+    fastify.addHook('preParsing', (request, _reply, payload, done) => {
       const formDetail = formDetailOf(request);
       if (formDetail !== undefined && !isFormData(request.headers['content-type']))
-        throw new UnsupportedMediaTypeError(formDetail);
+        done(new UnsupportedMediaTypeError(formDetail));
+      else done(null, payload);
     });
-    fastify.addHook('preValidation', async (request: FastifyRequest) => {
+    fastify.addHook('preValidation', (request, _reply, done) => {
       const isMultipart = (request as FastifyRequest & { isMultipart?: () => boolean }).isMultipart?.() === true;
-      if (isMultipart && formDetailOf(request) === undefined) throw new UnsupportedMediaTypeError();
+      done(isMultipart && formDetailOf(request) === undefined ? new UnsupportedMediaTypeError() : undefined);
     });
   }
 }
