@@ -264,9 +264,11 @@ try {
     const rssAfterRepeat = rssMb(service.child.pid);
 
     const basicBurst = await firstBasicRequests(service.url);
-    const logging = await loggingCost(service, scenarios);
-    const metrics = await metricsCost(service, scenarios);
-    const baseline = await baselineCost(service, scenarios);
+    const { '7a': cheapLogging, 1: regionLogging } = await loggingCost(scenarios);
+    const logging = { cheap: cheapLogging, region: regionLogging };
+    const { '7a': cheapMetrics, 1: regionMetrics } = await metricsCost(scenarios);
+    const metrics = { cheap: cheapMetrics, region: regionMetrics };
+    const baseline = await baselineCost(scenarios);
     // The service has run everything the bench asks of it, metrics on, as in production.
     const rssAtEnd = rssMb(service.child.pid);
     const startup = await startupTimes();
@@ -506,91 +508,99 @@ async function firstBasicRequests(base) {
 
 /**
  * What LOG_LEVEL=info costs against warn, on the unknown path (no database) and on scenario 1:
- * throughput lost, and CPU per request added, in interleaved rounds.
+ * throughput lost, and CPU per request added (pairCost).
  */
-async function loggingCost(warnService, scenarios) {
-  const info = keep(await startService({ LOG_LEVEL: 'info' }));
-  const result = {
-    cheap: await interleavedCost(
-      info,
-      warnService,
-      scenarios.find((s) => s.id === '7a'),
-      info,
-    ),
-    region: await interleavedCost(
-      info,
-      warnService,
-      scenarios.find((s) => s.id === '1'),
-      info,
-    ),
-  };
-  await info.stop();
+function loggingCost(scenarios) {
+  return pairCost(
+    () => startService({ LOG_LEVEL: 'info' }),
+    () => startService(),
+    scenarios,
+    ['7a', '1'],
+  );
+}
+
+/**
+ * What metrics cost (the service runs with them, as in production) against METRICS_PORT=0,
+ * on the unknown path (no database) and on scenario 1 (pairCost).
+ */
+function metricsCost(scenarios) {
+  return pairCost(
+    () => startService(),
+    () => startService({ METRICS_PORT: '0' }),
+    scenarios,
+    ['7a', '1'],
+  );
+}
+
+/**
+ * BENCH_BASELINE=<a checkout of another commit, built>: what this build loses against that
+ * one on scenario 1 (or BENCH_BASELINE_SCENARIO), on the same database (pairCost), e.g. the
+ * cost of a change to the region path measured against the commit before it.
+ */
+async function baselineCost(scenarios) {
+  if (!BASELINE) return null;
+  const startBaseline = async () =>
+    startNode({
+      args: [...serveFlags, join(BASELINE, 'dist/src/main.js')],
+      env: serviceEnv({ METRICS_PORT: String(await freePort()) }),
+    });
+  const { [BASELINE_SCENARIO]: result } = await pairCost(() => startService(), startBaseline, scenarios, [
+    BASELINE_SCENARIO,
+  ]);
+  return result;
+}
+
+/**
+ * What `a` costs against `b` on each scenario of `ids`, by id: throughput lost, and CPU per
+ * request added. Both start afresh and first serve every scenario once, so that they have
+ * the same history: a process that has served every route runs its cheapest one slower
+ * than one that has only ever served that route (in one run, the long-running service
+ * spent a quarter more CPU on the unknown path than a fresh one), so comparing the
+ * long-running service with a fresh one measures its history, not the setting.
+ */
+async function pairCost(startA, startB, scenarios, ids) {
+  const a = keep(await startA());
+  const b = keep(await startB());
+  for (const scenario of scenarios.filter((s) => !s.before)) {
+    for (const target of [a, b]) {
+      await drive(target, scenario, WARMUP_SECONDS);
+      await scenario.after?.();
+    }
+  }
+  const result = {};
+  for (const id of ids)
+    result[id] = await interleavedCost(
+      a,
+      b,
+      scenarios.find((s) => s.id === id),
+    );
+  await Promise.all([a.stop(), b.stop()]);
   return result;
 }
 
 /**
  * What `a` loses against `b` on a scenario, in interleaved rounds (who goes first
  * alternates, so neither always follows the other's load): throughput lost, and CPU per
- * request added. `fresh`: the one of the two that has just started.
+ * request added.
  */
-async function interleavedCost(a, b, scenario, fresh = b) {
+async function interleavedCost(a, b, scenario) {
   if (!scenario) return { rps: NaN, cpu: NaN };
-  // `fresh` (b unless said) has just started while the other has run every scenario: without
-  // a real warm-up (the JIT, the pool) it looks slower than it is, and a cost hides in that.
-  await drive(fresh, scenario, 5 * SECONDS);
+  const run = async (target) => {
+    const result = await drive(target, scenario, SECONDS);
+    await scenario.after?.();
+    return result;
+  };
+  await run(a);
+  await run(b);
   const onA = [];
   const onB = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (const first of round % 2 === 0 ? [true, false] : [false, true]) {
-      if (first) onA.push(await drive(a, scenario, SECONDS));
-      else onB.push(await drive(b, scenario, SECONDS));
+      if (first) onA.push(await run(a));
+      else onB.push(await run(b));
     }
   }
   return { rps: 1 - roundRatio(onA, onB), cpu: 1 / cpuRatio(onA, onB) - 1 };
-}
-
-/**
- * What metrics cost (the service runs with them, as in production) against METRICS_PORT=0,
- * on the unknown path (no database) and on scenario 1.
- */
-async function metricsCost(withMetrics, scenarios) {
-  const without = keep(await startService({ METRICS_PORT: '0' }));
-  const result = {
-    cheap: await interleavedCost(
-      withMetrics,
-      without,
-      scenarios.find((s) => s.id === '7a'),
-    ),
-    region: await interleavedCost(
-      withMetrics,
-      without,
-      scenarios.find((s) => s.id === '1'),
-    ),
-  };
-  await without.stop();
-  return result;
-}
-
-/**
- * BENCH_BASELINE=<a checkout of another commit, built>: what this build loses against that
- * one on scenario 1 (or BENCH_BASELINE_SCENARIO), in interleaved rounds on the same database, e.g. the cost of a change
- * to the region path measured against the commit before it.
- */
-async function baselineCost(service, scenarios) {
-  if (!BASELINE) return null;
-  const baseline = keep(
-    await startNode({
-      args: [...serveFlags, join(BASELINE, 'dist/src/main.js')],
-      env: serviceEnv({ METRICS_PORT: String(await freePort()) }),
-    }),
-  );
-  const result = await interleavedCost(
-    service,
-    baseline,
-    scenarios.find((s) => s.id === BASELINE_SCENARIO),
-  );
-  await baseline.stop();
-  return result;
 }
 
 /** Median time from spawn to the first healthy /health: on the migrated server database, and on an embedded one with data. */
