@@ -51,19 +51,29 @@ type Child<T> = T extends { labels(...values: string[]): infer C } ? C : never;
 export class PrometheusMetrics extends SecurityCounters {
   readonly registry = new Registry();
 
-  readonly requests = new Counter({
-    name: 'http_server_requests_total',
-    help: 'HTTP requests answered, by method, route template and status class.',
-    labelNames: ['method', 'route', 'status_class'] as const,
-    registers: [this.registry],
-  });
-
   readonly durations = new Histogram({
     name: 'http_server_request_duration_seconds',
     help: 'Time from a request received to its response sent, by method, route template and status class.',
     labelNames: ['method', 'route', 'status_class'] as const,
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
+  });
+
+  /**
+   * Each series is its histogram series' count, copied at each scrape: a request is counted
+   * once, by the histogram, not a second time here (half of what metrics cost a request).
+   */
+  readonly requests = new Counter({
+    name: 'http_server_requests_total',
+    help: 'HTTP requests answered, by method, route template and status class.',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      const { values } = await this.durations.get();
+      this.requests.reset();
+      for (const { metricName, labels, value } of values)
+        if (metricName === 'http_server_request_duration_seconds_count') this.requests.inc(labels, value);
+    },
   });
 
   private readonly rateLimitRefusals: Record<RateLimitName, Child<Counter<'limit'>>>;

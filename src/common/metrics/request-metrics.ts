@@ -12,22 +12,19 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
 
 type OnResponse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
-/** The series of one method and route, one per status class, made once so a request only counts. */
+/**
+ * The series of one method and route, one per status class, made once so a request only
+ * observes its duration (the request counter is read from the histogram's counts).
+ */
 class RouteSeries {
-  private readonly byClass: { count: { inc(): void }; duration: { observe(value: number): void } }[];
+  private readonly byClass: { observe(value: number): void }[];
 
   constructor(metrics: PrometheusMetrics, method: string, route: string) {
-    this.byClass = STATUS_CLASSES.map((statusClass) => ({
-      count: metrics.requests.labels(method, route, statusClass),
-      duration: metrics.durations.labels(method, route, statusClass),
-    }));
+    this.byClass = STATUS_CLASSES.map((statusClass) => metrics.durations.labels(method, route, statusClass));
   }
 
   record(reply: FastifyReply): void {
-    const series = this.byClass[((reply.statusCode / 100) | 0) - 1];
-    if (series === undefined) return;
-    series.count.inc();
-    series.duration.observe(reply.elapsedTime / 1000);
+    this.byClass[((reply.statusCode / 100) | 0) - 1]?.observe(reply.elapsedTime / 1000);
   }
 }
 
@@ -45,7 +42,7 @@ function seriesByMethod(
 /**
  * Counts and times every response by method, route template and status class. Each route
  * gets its own onResponse hook holding its series, made when the route is registered, so a
- * request costs a counter and a histogram update: no route lookup, no label building.
+ * request costs a histogram update: no route lookup, no label building.
  * Requests no route matched share the UNMATCHED_ROUTE series, so that clients sending made-up
  * URLs cannot add series. Must be called before the routes are registered.
  */
