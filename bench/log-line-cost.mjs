@@ -1,0 +1,66 @@
+// `npm run build && node bench/log-line-cost.mjs`: what one request line costs to make and
+// write, in µs of CPU (user + system) per line, in isolation: the service's request-line
+// logger (pino with its serializers, as OneLinePerRequest writes it) against the least any
+// JSON line can cost (the same line built by hand with a template string), each written
+// to /dev/null synchronously, one write per line, or gathered and written 4 KiB at a time.
+// The unknown path costs about 18–20 µs of CPU per request (bench/RESULTS.md), so a line
+// within 15% of it must cost under about 3 µs there, where the server's own work around it
+// (its garbage, caches) adds to what is measured here.
+//
+//   BENCH_LINES=300000
+import { openSync, writeSync } from 'node:fs';
+
+import pino from 'pino';
+
+import { createRootLogger, OneLinePerRequest } from '../dist/src/common/logging/logger.js';
+import { scrubKeys } from '../dist/src/common/logging/scrub.js';
+
+const LINES = Number(process.env.BENCH_LINES ?? 300_000);
+const request = {
+  id: '370ebc03-905c-4279-bce2-14cad6b1fb83',
+  method: 'GET',
+  url: '/no/such/route',
+  ip: '127.0.0.1',
+  routeOptions: { url: undefined },
+};
+const reply = { statusCode: 404, elapsedTime: 0.4123 };
+
+/** CPU µs per call of `line`, after a warm-up. */
+function cost(line) {
+  for (let i = 0; i < 50_000; i++) line();
+  const start = process.cpuUsage();
+  for (let i = 0; i < LINES; i++) line();
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / LINES;
+}
+
+const devNull = () => openSync('/dev/null', 'w');
+const sync = () => pino.destination({ dest: devNull(), sync: true });
+const batched = () => pino.destination({ dest: devNull(), sync: false, minLength: 4096 });
+const byHand = (write) => () =>
+  write(
+    `{"level":30,"time":"${new Date().toISOString()}","requestId":${JSON.stringify(request.id)},"req":{"method":"${request.method}","path":${JSON.stringify(scrubKeys(request.url.split('?')[0]))},"remoteAddress":"${request.ip}"},"res":{"statusCode":${reply.statusCode}},"responseTime":${Math.round(reply.elapsedTime * 10) / 10},"msg":"request completed"}\n`,
+  );
+const service = (destination) => {
+  const controller = new OneLinePerRequest(createRootLogger({ level: 'info', destination }));
+  return () => controller.requestCompleted(null, request, reply);
+};
+const fd = devNull();
+const rows = [
+  ["the service's line (pino), one write per line", cost(service(sync()))],
+  ["the service's line (pino), written 4 KiB at a time", cost(service(batched()))],
+  ['a line built by hand, one write per line', cost(byHand((s) => writeSync(fd, s)))],
+  [
+    'a line built by hand, written 4 KiB at a time',
+    cost(
+      byHand(
+        (
+          (b) => (s) =>
+            b.write(s)
+        )(batched()),
+      ),
+    ),
+  ],
+];
+console.log(`Node ${process.version}, ${LINES.toLocaleString('en-US')} lines each, CPU µs per line:`);
+for (const [what, us] of rows) console.log(`  ${us.toFixed(2).padStart(6)}  ${what}`);
