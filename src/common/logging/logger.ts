@@ -114,7 +114,7 @@ function stripValues(value: Record<string, unknown>, depth: number): Record<stri
  * The other lines go through a child of the root logger without redaction: their
  * fields are the ones the serializers above build (method, scrubbed path, address, status)
  * and an id that requestIdOf has already checked, so there is nothing to redact, and
- * redaction's walk over every line was 40% of the line's cost (bench/RESULTS.md, "The cuts of this round").
+ * redaction's walk over every line was 40% of the line's cost (bench/RESULTS.md, "The cuts of the round at 3bc8360").
  */
 export class OneLinePerRequest extends LogController {
   private readonly lines: Logger;
