@@ -8,11 +8,12 @@
 //
 // DATABASE_URL defaults to this machine's test database; BENCH_SECONDS (10) per run.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { freePort, startNode } from './lib/processes.mjs';
+import { perRequestByPlace } from './lib/profile-summary.mjs';
 import { productionEnv, serveFlags } from './lib/service.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -46,18 +47,7 @@ async function profile(name, overrides) {
   wrk(3);
   const requests = Number(/(\d+) requests in/.exec(wrk(seconds))[1]);
   await service.stop();
-  const cpu = JSON.parse(readFileSync(join(dir, `${name}.cpuprofile`), 'utf8'));
-  const nodes = new Map(cpu.nodes.map((n) => [n.id, n]));
-  const perSample = (cpu.endTime - cpu.startTime) / cpu.samples.length;
-  const byPackage = new Map();
-  for (const id of cpu.samples) {
-    const { url, functionName } = nodes.get(id).callFrame;
-    const place = url.includes('node_modules/')
-      ? url.replace(/.*node_modules\/((@[^/]+\/)?[^/]+).*/, '$1')
-      : url.replace(/^file:\/\/.*\/dist\//, '') || functionName;
-    byPackage.set(place, (byPackage.get(place) ?? 0) + perSample);
-  }
-  return { requests, byPackage };
+  return { requests, byPlace: perRequestByPlace(join(dir, `${name}.cpuprofile`), requests) };
 }
 
 const a = await profile('default', {});
@@ -70,8 +60,8 @@ console.log(`${path}: ${a.requests} requests as configured, ${b.requests} with $
 console.log(
   `${'µs of CPU per request (self time)'.padEnd(60)} ${'default'.padStart(8)} ${'changed'.padStart(8)} ${'diff'.padStart(7)}`,
 );
-const places = [...new Set([...a.byPackage.keys(), ...b.byPackage.keys()])].filter((p) => p !== '(idle)');
-const row = (p) => [p, (a.byPackage.get(p) ?? 0) / a.requests, (b.byPackage.get(p) ?? 0) / b.requests];
+const places = [...new Set([...a.byPlace.keys(), ...b.byPlace.keys()])];
+const row = (p) => [p, a.byPlace.get(p) ?? 0, b.byPlace.get(p) ?? 0];
 const rows = places.map(row).sort((x, y) => Math.abs(y[1] - y[2]) - Math.abs(x[1] - x[2]));
 const total = rows.reduce((t, [, x, y]) => [t[0] + x, t[1] + y], [0, 0]);
 for (const [p, x, y] of [['busy, all places', ...total], ...rows.slice(0, 20)])
