@@ -19,7 +19,7 @@ import { pickLoadGenerator } from './load/index.mjs';
 import { freePort, startNode } from './lib/processes.mjs';
 import { cpuRatio, fmt, keyValueTable, median, roundRatio, summarise } from './lib/report.mjs';
 import { fillRegion, seedPlanets, signUp, withClient } from './lib/seed.mjs';
-import { measure, productionEnv, serveFlags } from './lib/service.mjs';
+import { measure, productionEnv, serveCommand } from './lib/service.mjs';
 
 const env = process.env;
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
@@ -44,9 +44,10 @@ const load = pickLoadGenerator();
 
 /** A checkout's service, started as its `npm run serve` starts it, metrics on a port of its own. */
 async function startBuild(root) {
+  const serve = serveCommand(root);
   return startNode({
-    args: [...serveFlags(root), join(root, 'dist/src/main.js')],
-    env: { ...serviceEnv, METRICS_PORT: String(await freePort()) },
+    args: [...serve.flags, join(root, 'dist/src/main.js')],
+    env: { ...serve.env, ...serviceEnv, METRICS_PORT: String(await freePort()) },
   });
 }
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 import { freePort, startNode } from './lib/processes.mjs';
 import { perRequestByPlace } from './lib/profile-summary.mjs';
-import { productionEnv, serveFlags } from './lib/service.mjs';
+import { productionEnv, serveCommand } from './lib/service.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const [path = '/no/such/route', ...rest] = process.argv.slice(2);
@@ -33,15 +33,16 @@ delete base.INITIAL_REGION_API_KEY;
 
 async function profile(name, overrides) {
   const metricsPort = String(await freePort());
+  const serve = serveCommand(root);
   const service = await startNode({
     args: [
-      ...serveFlags(root),
+      ...serve.flags,
       '--cpu-prof',
       `--cpu-prof-dir=${dir}`,
       `--cpu-prof-name=${name}.cpuprofile`,
       'dist/src/main.js',
     ],
-    env: { ...base, METRICS_PORT: metricsPort, ...overrides },
+    env: { ...serve.env, ...base, METRICS_PORT: metricsPort, ...overrides },
   });
   const wrk = (s) => execFileSync('wrk', ['-t1', '-c32', `-d${s}s`, ...headers, service.url + path]).toString();
   wrk(3);

@@ -21,7 +21,7 @@ import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { freePort, startNode } from './lib/processes.mjs';
 import { perRequestByPlace } from './lib/profile-summary.mjs';
 import { signUp, withClient } from './lib/seed.mjs';
-import { productionEnv, serveFlags } from './lib/service.mjs';
+import { productionEnv, serveCommand } from './lib/service.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const [path = '/auth/regions/me', credentials = 'api-key', list = 'service,ceiling,reference'] = process.argv.slice(2);
@@ -39,10 +39,12 @@ const files = {
   problem: 'bench/problem-server.mjs',
 };
 
+const serve = serveCommand(root);
+
 async function start(name, extraArgs = []) {
   return startNode({
-    args: [...serveFlags(root), ...extraArgs, join(root, files[name])],
-    env: { ...env, METRICS_PORT: String(await freePort()), DATABASE_POOL_SIZE: '10' },
+    args: [...serve.flags, ...extraArgs, join(root, files[name])],
+    env: { ...serve.env, ...env, METRICS_PORT: String(await freePort()), DATABASE_POOL_SIZE: '10' },
   });
 }
 

@@ -37,7 +37,7 @@ import {
   writeSection,
 } from './lib/report.mjs';
 import { fillRegion, revokeFlowLeftovers, seedOtherKeys, seedPlanets, signUp, withClient } from './lib/seed.mjs';
-import { measure, productionEnv, serveFlags as serveFlagsOf } from './lib/service.mjs';
+import { measure, productionEnv, serveCommand } from './lib/service.mjs';
 import { summariseProfile } from './lib/profile-summary.mjs';
 
 const env = process.env;
@@ -80,15 +80,19 @@ const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }
 const load = pickLoadGenerator();
 const log = (line) => console.log(line);
 
-const serviceEnv = (overrides = {}) => ({ ...productionEnv({ databaseUrl, jwtSecret, initialKey }), ...overrides });
+const serviceEnv = (overrides = {}) => ({
+  ...serve.env,
+  ...productionEnv({ databaseUrl, jwtSecret, initialKey }),
+  ...overrides,
+});
 const jwtSecret = randomBytes(32).toString('hex');
 const initialKey = generateApiKey();
 // The service starts as `npm start` starts it: `npm run serve`, `node <V8 settings> dist/src/main.js`.
-const serveFlags = serveFlagsOf(root);
+const serve = serveCommand(root);
 // Metrics on, as in production, each service on a port of its own (the default one would clash).
 const startService = async (overrides = {}, nodeArgs = []) =>
   startNode({
-    args: [...nodeArgs, ...serveFlags, join(root, 'dist/src/main.js')],
+    args: [...nodeArgs, ...serve.flags, join(root, 'dist/src/main.js')],
     env: serviceEnv({ METRICS_PORT: String(await freePort()), ...overrides }),
   });
 
@@ -189,17 +193,17 @@ try {
     // Under the service's V8 memory settings too: the comparison is of the code, not of heap sizes.
     const servers = {
       reference: keep(
-        await startNode({ args: [...serveFlags, join(root, 'bench/reference-server.mjs')], env: referenceEnv }),
+        await startNode({ args: [...serve.flags, join(root, 'bench/reference-server.mjs')], env: referenceEnv }),
       ),
       ceiling: keep(
-        await startNode({ args: [...serveFlags, join(root, 'bench/ceiling-server.mjs')], env: referenceEnv }),
+        await startNode({ args: [...serve.flags, join(root, 'bench/ceiling-server.mjs')], env: referenceEnv }),
       ),
       problem: keep(
-        await startNode({ args: [...serveFlags, join(root, 'bench/problem-server.mjs')], env: referenceEnv }),
+        await startNode({ args: [...serve.flags, join(root, 'bench/problem-server.mjs')], env: referenceEnv }),
       ),
     };
     const helloServer = keep(
-      await startNode({ args: [...serveFlags, join(root, 'bench/hello-server.mjs')], env: {}, readyPath: '/' }),
+      await startNode({ args: [...serve.flags, join(root, 'bench/hello-server.mjs')], env: serve.env, readyPath: '/' }),
     );
     log(
       `Load: ${load.name}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per scenario and server; Node ${process.version}; ${cpus()[0].model} x${cpus().length}`,
@@ -547,7 +551,7 @@ async function baselineCost(scenarios) {
   if (!BASELINE) return null;
   const startBaseline = async () =>
     startNode({
-      args: [...serveFlags, join(BASELINE, 'dist/src/main.js')],
+      args: [...serve.flags, join(BASELINE, 'dist/src/main.js')],
       env: serviceEnv({ METRICS_PORT: String(await freePort()) }),
     });
   const { [BASELINE_SCENARIO]: result } = await pairCost(() => startService(), startBaseline, scenarios, [

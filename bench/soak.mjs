@@ -18,6 +18,7 @@ import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { serveCommand } from './lib/service.mjs';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 1);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 16);
@@ -66,9 +67,12 @@ const dbUrl = new URL(serverUrl);
 dbUrl.pathname = `/${soakDb}`;
 const initialKey = `soak-initial-${randomBytes(24).toString('hex')}`;
 const port = await freePort();
-const server = spawn(process.execPath, ['dist/src/main.js'], {
+// As `npm run serve` starts it.
+const serve = serveCommand('.');
+const server = spawn(process.execPath, [...serve.flags, 'dist/src/main.js'], {
   env: {
     ...process.env,
+    ...serve.env,
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',

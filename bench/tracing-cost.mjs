@@ -6,13 +6,14 @@
 //
 //   BENCH_ROUNDS=5 BENCH_SECONDS=2 BENCH_CONNECTIONS=32 BENCH_STARTS=5
 import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pickLoadGenerator } from './load/index.mjs';
 import { cpuSeconds, startNode } from './lib/processes.mjs';
 import { cpuRatio, median } from './lib/report.mjs';
+import { serveCommand } from './lib/service.mjs';
 
 const env = process.env;
 const SECONDS = Number(env.BENCH_SECONDS ?? 2);
@@ -22,8 +23,7 @@ const STARTS = Number(env.BENCH_STARTS ?? 5);
 const KEY = 'bench-tracing-initial-key-0123456789abcdef';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { serve = 'node dist/src/main.js' } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
-const serveFlags = serve.split(/\s+/).slice(1, -1);
+const serve = serveCommand(root);
 const load = pickLoadGenerator();
 
 const receiver = createServer((req, res) =>
@@ -48,7 +48,8 @@ const variants = {
   off: base,
   on: { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' },
 };
-const start = (variant) => startNode({ args: [...serveFlags, join(root, 'dist/src/main.js')], env: variants[variant] });
+const start = (variant) =>
+  startNode({ args: [...serve.flags, join(root, 'dist/src/main.js')], env: { ...serve.env, ...variants[variant] } });
 
 async function drive(target, path, headers) {
   const before = cpuSeconds(target.child.pid);

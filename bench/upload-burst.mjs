@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { rssMb } from './lib/processes.mjs';
+import { serveCommand } from './lib/service.mjs';
 
 const UPLOADS = Number(process.env.BURST_UPLOADS ?? 50);
 const serverUrl = process.env.DATABASE_URL;
@@ -43,9 +44,11 @@ const dbUrl = new URL(serverUrl);
 dbUrl.pathname = `/${db}`;
 const port = await freePort();
 // As `npm run serve` starts it.
-const server = spawn(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=384', 'dist/src/main.js'], {
+const serve = serveCommand('.');
+const server = spawn(process.execPath, [...serve.flags, 'dist/src/main.js'], {
   env: {
     ...process.env,
+    ...serve.env,
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',

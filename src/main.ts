@@ -1,6 +1,5 @@
 import './runtime-check';
 import './config/load-env-file';
-import './compile-cache';
 import './tracing';
 import 'reflect-metadata';
 

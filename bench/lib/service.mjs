@@ -16,10 +16,17 @@ export const productionEnv = ({ databaseUrl, jwtSecret, initialKey }) => ({
   SEED_SAMPLE_DATA: 'false',
 });
 
-/** Node's flags in a checkout's `npm run serve` (`node <flags> dist/src/main.js`); none without that script. */
-export function serveFlags(root) {
+/**
+ * How a checkout's `npm run serve` starts the server: `[NAME=value ...] node <flags>
+ * dist/src/main.js`, as { env, flags } (the environment it sets and Node's flags); nothing
+ * of either without that script.
+ */
+export function serveCommand(root) {
   const { serve = 'node dist/src/main.js' } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
-  return serve.split(/\s+/).slice(1, -1);
+  const words = serve.split(/\s+/);
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=')));
+  return { env, flags: words.slice(node + 1, -1) };
 }
 
 /**

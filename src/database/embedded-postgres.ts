@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 import { DataDirLock } from './data-dir-lock';
 
@@ -33,6 +33,13 @@ export class EmbeddedPostgres {
     const inMemory = dataDir.startsWith('memory://');
     const lock = inMemory ? undefined : DataDirLock.acquire(dataDir);
     try {
+      // Loaded here, not at the top: a server on PostgreSQL (DATABASE_URL) never holds
+      // PGlite's half a megabyte of code.
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+      const { PGLiteSocketServer } =
+        require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket');
+      /* eslint-enable @typescript-eslint/no-require-imports */
       const db = await PGlite.create(inMemory ? undefined : { dataDir: join(resolve(dataDir), 'pgdata') });
       const socketDir = mkdtempSync(join(tmpdir(), 'pglite-'));
       const server = new PGLiteSocketServer({

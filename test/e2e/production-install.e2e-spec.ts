@@ -59,7 +59,13 @@ describe('the Dockerfile', () => {
 
   it('starts the server as `npm run serve` does, with node itself as the process', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(install.cmd).toEqual(pkg.scripts.serve.split(' '));
+    // `NAME=value ... node <flags> dist/src/main.js`: the variables are the image's ENV.
+    const words = pkg.scripts.serve.split(' ');
+    const node = words.indexOf('node');
+    expect(install.cmd).toEqual(words.slice(node));
+    const assignments = Object.fromEntries(words.slice(0, node).map((word) => word.split('=')));
+    expect(Object.keys(assignments)).toEqual(['MALLOC_ARENA_MAX']);
+    expect(install.env).toMatchObject(assignments);
   });
 
   it('keeps everything it copies from the build context inside the .dockerignore allowlist', () => {
