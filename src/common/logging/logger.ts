@@ -49,7 +49,7 @@ export function createRootLogger({
       // Only the path: a query string may carry something secret a client put there.
       req: (req: { method: string; url: string; id?: string; ip?: string }) => ({
         method: req.method,
-        path: scrubKeys(req.url.split('?')[0]),
+        path: scrubKeys(pathOf(req.url)),
         remoteAddress: req.ip,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
@@ -58,6 +58,11 @@ export function createRootLogger({
   const pretty =
     format === 'pretty' || (format === 'auto' && development && destination === undefined && process.stdout.isTTY);
   return pino(options, (pretty && prettyStream(destination)) || destination);
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
 }
 
 /**
@@ -136,8 +141,10 @@ export class OneLinePerRequest extends LogController {
     const line = { requestId: request.id, req: request, res: reply, responseTime };
     const status = reply.statusCode;
     // Health probes come every few seconds from every orchestrator and load balancer: at
-    // info they would drown the lines people read. A failing probe is a warning.
-    if (request.routeOptions.url?.startsWith('/health')) {
+    // info they would drown the lines people read. A failing probe is a warning. The
+    // address is looked at first: the route's options are an object Fastify builds anew
+    // at each read.
+    if (request.url.startsWith('/health') && request.routeOptions.url?.startsWith('/health')) {
       if (status < 500) log.debug(line, 'request completed');
       else log.warn(line, 'request completed');
     } else if (status >= 500) log.error(line, 'request completed');
