@@ -18,7 +18,7 @@ RUN npm run build
 FROM base AS production
 # As `npm run serve`: glibc's malloc keeps at most two arenas. By default each thread that
 # allocates (V8's compiler and GC workers, libuv's pool) may get an arena of its own, and
-# memory freed in one stays resident there: about 15 MB of the service's under load.
+# memory freed in one stays resident there: about 10 MB of the service's under load.
 ENV NODE_ENV=production MALLOC_ARENA_MAX=2
 COPY package.json package-lock.json ./
 # --omit=optional as well: npm counts @nestjs/swagger's optional peer TypeScript (only its
