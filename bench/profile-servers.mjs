@@ -8,8 +8,10 @@
 //   node bench/profile-servers.mjs /auth/regions/me api-key         (servers: service,ceiling,reference)
 //   node bench/profile-servers.mjs /me bearer service,ceiling
 //   node bench/profile-servers.mjs /no/such/route none service,problem
+//   node bench/profile-servers.mjs /auth/regions/me malformed service,problem
 //
-// Credentials: api-key (X-API-Key of the region), bearer or basic (a user's), none.
+// Credentials: api-key (X-API-Key of the region), bearer or basic (a user's), malformed (the
+// bench's 401: an X-API-Key that is no key), none.
 // DATABASE_URL: the server to make the database on (this machine's by default); BENCH_SECONDS (10) per server.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -58,9 +60,10 @@ try {
     'api-key': ['-H', `X-API-Key: ${initialKey}`],
     bearer: ['-H', `Authorization: Bearer ${user.token}`],
     basic: ['-H', `Authorization: ${user.basic}`],
+    malformed: ['-H', 'X-API-Key: rk_malformed'],
     none: [],
   }[credentials];
-  if (!headers) throw new Error(`Credentials: api-key, bearer, basic or none, not ${credentials}`);
+  if (!headers) throw new Error(`Credentials: api-key, bearer, basic, malformed or none, not ${credentials}`);
 
   const results = [];
   for (const name of list.split(',')) {
@@ -70,7 +73,8 @@ try {
     const out = wrk(seconds);
     await server.stop();
     const requests = Number(/(\d+) requests in/.exec(out)[1]);
-    if (/Non-2xx/.test(out) && credentials !== 'none') throw new Error(`${name} refused the requests:\n${out}`);
+    if (/Non-2xx/.test(out) && !['none', 'malformed'].includes(credentials))
+      throw new Error(`${name} refused the requests:\n${out}`);
     results.push({ name, requests, byPlace: perRequestByPlace(join(dir, `${name}.cpuprofile`), requests) });
   }
 

@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 
 import { API_KEY_SECURITY_SCHEME, authenticateWith, declareAuthPolicy } from '../common/auth';
 import { withRouteConfig } from '../common/http';
-import { DomainError, ForbiddenError, sendDomainError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
+import { ForbiddenError, sendDomainError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
 import { ApiProblems } from '../common/swagger';
 import { AppConfig } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
@@ -108,13 +108,9 @@ export class UnusableKeyRefusal implements OnModuleInit {
     const baseUrl = this.config.ownBaseUrl;
     fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       if ((request.routeOptions.config as unknown as Record<string, unknown>)[REGION_KEY_ROUTE] !== true) return done();
-      try {
-        this.strategy.usableKey(request);
-      } catch (err) {
-        // Answered here: passed on with done(err), it would go through Nest's exception layer after all.
-        if (err instanceof DomainError) return sendDomainError(request, reply, err, baseUrl);
-        return done(err as Error);
-      }
+      const refusal = this.strategy.unusableKeyRefusal(request);
+      // Answered here: passed on with done(error), it would go through Nest's exception layer after all.
+      if (refusal) return sendDomainError(request, reply, refusal, baseUrl);
       done();
     });
   }
