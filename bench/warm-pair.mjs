@@ -1,0 +1,108 @@
+// What a setting costs a long-running service: CPU per request on one path for a service
+// started as configured and one started with the setting, both first driven through the
+// other kinds of request (the region path, a planets page, a 401, readiness, a refused
+// Basic sign-in) for a few seconds each, as a service in production has been. Then rounds
+// on the path, interleaved, who goes first alternating; CPU read per thread from
+// /proc/<pid>/task, so the main thread and V8's workers (parallel GC) are told apart. With
+// BENCH_WARM=0 the services are measured fresh, as bench/run.mjs and profile-pair.mjs measure.
+//
+//   node bench/warm-pair.mjs METRICS_PORT=0                  (unknown path)
+//   node bench/warm-pair.mjs LOG_LEVEL=info
+//   BENCH_PATH=/auth/regions/me BENCH_ROUNDS=7 BENCH_SECONDS=3 node bench/warm-pair.mjs METRICS_PORT=0
+//
+// DATABASE_URL: the server to make the run's database on (this machine's by default).
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+
+import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
+import { freePort, startNode } from './lib/processes.mjs';
+import { median } from './lib/report.mjs';
+import { withClient } from './lib/seed.mjs';
+import { productionEnv, serveCommand } from './lib/service.mjs';
+
+const root = new URL('..', import.meta.url).pathname;
+const env = process.env;
+const settings = Object.fromEntries(process.argv.slice(2).map((s) => s.split(/=(.*)/s).slice(0, 2)));
+const path = env.BENCH_PATH ?? '/no/such/route';
+const rounds = Number(env.BENCH_ROUNDS ?? 7);
+const seconds = Number(env.BENCH_SECONDS ?? 3);
+const warm = env.BENCH_WARM !== '0';
+const serverUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `warm_pair_${randomBytes(4).toString('hex')}`;
+const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
+const key = generateApiKey();
+const base = productionEnv({ databaseUrl, jwtSecret: randomBytes(32).toString('hex'), initialKey: key });
+const serve = serveCommand(root);
+
+const WARM_UP = [
+  ['/auth/regions/me', `X-API-Key: ${key}`],
+  ['/planets?limit=100'],
+  ['/auth/regions/me', 'X-API-Key: rk_malformed'],
+  ['/health/ready'],
+  ['/me', 'Authorization: Basic eDp5'],
+];
+const wrk = (url, header, s) =>
+  execFileSync('wrk', ['-t1', '-c32', `-d${s}s`, ...(header ? ['-H', header] : []), url]).toString();
+const headerOf = (p) => (p === '/auth/regions/me' ? `X-API-Key: ${key}` : undefined);
+
+/** CPU seconds so far of each thread of `pid`, by thread kind (the main thread, V8Worker, ...). */
+function threadCpu(pid) {
+  const byKind = {};
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const kind = task === String(pid) ? 'main thread' : /\((.*)\)/.exec(stat)[1];
+    byKind[kind] = (byKind[kind] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+  return byKind;
+}
+
+await withClient(serverUrl, (db) => db.query(`CREATE DATABASE "${dbName}"`));
+try {
+  const start = async (overrides) =>
+    startNode({
+      args: [...serve.flags, 'dist/src/main.js'],
+      env: { ...serve.env, ...base, METRICS_PORT: String(await freePort()), ...overrides },
+    });
+  const services = { 'as configured': await start({}), 'with the setting': await start(settings) };
+  for (const service of Object.values(services)) {
+    if (warm) for (const [p, header] of WARM_UP) wrk(service.url + p, header, 4);
+    wrk(service.url + path, headerOf(path), 3);
+  }
+  const cpu = { 'as configured': [], 'with the setting': [] };
+  const threads = { 'as configured': {}, 'with the setting': {} };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 ? Object.keys(services).reverse() : Object.keys(services);
+    for (const name of order) {
+      const pid = services[name].child.pid;
+      const before = threadCpu(pid);
+      const requests = Number(/(\d+) requests in/.exec(wrk(services[name].url + path, headerOf(path), seconds))[1]);
+      const after = threadCpu(pid);
+      let total = 0;
+      for (const kind of Object.keys(after)) {
+        const us = ((after[kind] - (before[kind] ?? 0)) * 1e6) / requests;
+        total += us;
+        (threads[name][kind] ??= []).push(us);
+      }
+      cpu[name].push(total);
+    }
+  }
+  await Promise.all(Object.values(services).map((s) => s.stop()));
+
+  const label = process.argv.slice(2).join(' ') || 'the same settings';
+  console.log(`${path}, ${warm ? 'warm' : 'fresh'} services, ${rounds} rounds × ${seconds} s; setting: ${label}`);
+  for (const name of Object.keys(cpu)) {
+    const kinds = Object.entries(threads[name])
+      .map(([kind, values]) => [kind, median(values)])
+      .filter(([, us]) => us >= 0.05)
+      .map(([kind, us]) => `${kind} ${us.toFixed(2)}`);
+    console.log(
+      `  ${name.padEnd(17)} ${median(cpu[name]).toFixed(2)} µs of CPU per request (median; ${kinds.join(', ')})`,
+    );
+  }
+  const ratios = cpu['with the setting'].map((us, i) => us / cpu['as configured'][i]);
+  console.log(`  with the setting / as configured: ${median(ratios).toFixed(3)} (median of the per-round ratios)`);
+} finally {
+  await withClient(serverUrl, (db) => db.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+}
