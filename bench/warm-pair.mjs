@@ -1,5 +1,6 @@
-// What a setting costs a long-running service: CPU per request on one path for a service
-// started as configured and one started with the setting, both first driven through the
+// What a setting costs a long-running service: CPU per request on one path for two services
+// started as configured and two started with the setting (single services of one build
+// differ by more than a setting's cost on this machine), all first driven through the
 // other kinds of request (the region path, a planets page, a 401, readiness, a refused
 // Basic sign-in) for a few seconds each, as a service in production has been. Then rounds
 // on the path, interleaved, who goes first alternating; CPU read per thread from
@@ -65,33 +66,51 @@ try {
       args: [...serve.flags, 'dist/src/main.js'],
       env: { ...serve.env, ...base, METRICS_PORT: String(await freePort()), ...overrides },
     });
-  const services = { 'as configured': await start({}), 'with the setting': await start(settings) };
-  for (const service of Object.values(services)) {
+  const services = {
+    'as configured': [await start({}), await start({})],
+    'with the setting': [await start(settings), await start(settings)],
+  };
+  const all = Object.values(services).flat();
+  for (const service of all) {
     if (warm) for (const [p, header] of WARM_UP) wrk(service.url + p, header, 4);
     wrk(service.url + path, headerOf(path), 3);
   }
+  // Per round and side: the mean of its two services' CPU per request, by thread kind too.
   const cpu = { 'as configured': [], 'with the setting': [] };
   const threads = { 'as configured': {}, 'with the setting': {} };
+  const measureOne = (service) => {
+    const pid = service.child.pid;
+    const before = threadCpu(pid);
+    const requests = Number(/(\d+) requests in/.exec(wrk(service.url + path, headerOf(path), seconds))[1]);
+    const after = threadCpu(pid);
+    return Object.fromEntries(
+      Object.keys(after).map((kind) => [kind, ((after[kind] - (before[kind] ?? 0)) * 1e6) / requests]),
+    );
+  };
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 ? Object.keys(services).reverse() : Object.keys(services);
-    for (const name of order) {
-      const pid = services[name].child.pid;
-      const before = threadCpu(pid);
-      const requests = Number(/(\d+) requests in/.exec(wrk(services[name].url + path, headerOf(path), seconds))[1]);
-      const after = threadCpu(pid);
+    // Who goes first alternates: A B A' B', then B A B' A'.
+    const [a, b] = Object.keys(services);
+    const order = round % 2 ? [b, a, b, a] : [a, b, a, b];
+    const seen = { [a]: 0, [b]: 0 };
+    const byName = { [a]: [], [b]: [] };
+    for (const name of order) byName[name].push(measureOne(services[name][seen[name]++]));
+    for (const name of [a, b]) {
+      const kinds = new Set(byName[name].flatMap(Object.keys));
       let total = 0;
-      for (const kind of Object.keys(after)) {
-        const us = ((after[kind] - (before[kind] ?? 0)) * 1e6) / requests;
+      for (const kind of kinds) {
+        const us = byName[name].reduce((sum, m) => sum + (m[kind] ?? 0), 0) / byName[name].length;
         total += us;
         (threads[name][kind] ??= []).push(us);
       }
       cpu[name].push(total);
     }
   }
-  await Promise.all(Object.values(services).map((s) => s.stop()));
+  await Promise.all(all.map((s) => s.stop()));
 
   const label = process.argv.slice(2).join(' ') || 'the same settings';
-  console.log(`${path}, ${warm ? 'warm' : 'fresh'} services, ${rounds} rounds × ${seconds} s; setting: ${label}`);
+  console.log(
+    `${path}, ${warm ? 'warm' : 'fresh'} services, two a side, ${rounds} rounds × ${seconds} s; setting: ${label}`,
+  );
   for (const name of Object.keys(cpu)) {
     const kinds = Object.entries(threads[name])
       .map(([kind, values]) => [kind, median(values)])
