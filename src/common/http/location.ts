@@ -20,6 +20,12 @@ export function isPlainHost(value: string | undefined): value is string {
   return NAME_HOST.test(value) && value.split(':')[0].length <= 254;
 }
 
+/** The path of a request target (`request.url`): all before its query string. */
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
 /**
  * The origin the client addressed: X-Forwarded-Proto and X-Forwarded-Host when the
  * connection comes from a trusted proxy (Fastify reads them only then, see trust-proxy.ts),

@@ -3,6 +3,7 @@ import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { DestinationStream, Logger } from 'pino';
 
 import type { LogFormat, LogLevel } from '../../config/app-config';
+import { pathOf } from '../http/location';
 import { scrubKeys } from './scrub';
 
 /**
@@ -58,11 +59,6 @@ export function createRootLogger({
   const pretty =
     format === 'pretty' || (format === 'auto' && development && destination === undefined && process.stdout.isTTY);
   return pino(options, (pretty && prettyStream(destination)) || destination);
-}
-
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
 }
 
 /**

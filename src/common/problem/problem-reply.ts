@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+import { pathOf } from '../http/location';
 import { type DomainError, PROBLEM_CONTENT_TYPE, type ProblemDocument, problemOf } from './problem';
 
 /** Writes a problem document as the response. */
@@ -9,7 +10,7 @@ export function sendProblem(
   problem: ProblemDocument,
   headers: Record<string, string> = {},
 ): void {
-  const path = request.url.split('?')[0];
+  const path = pathOf(request.url);
   problem.instance = path;
   // Details that quote the request URL (the router's "Cannot GET ..." and malformed-URL
   // messages) quote its path only: a query string may carry a secret, as logs assume too.

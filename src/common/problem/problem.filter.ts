@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { QueryFailedError } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
+import { pathOf } from '../http/location';
 import { RouteMethods } from '../http/route-methods';
 import { applyStandardHeaders } from '../http/standard-headers';
 import { scrubKeys } from '../logging/scrub';
@@ -145,7 +146,7 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
   private unknownRoute(request: FastifyRequest, answer: Answer): Answer {
     const { status } = answer.problem;
     if (!request.is404 || status >= 500) return answer;
-    const path = request.url.split('?')[0];
+    const path = pathOf(request.url);
     const allowed = this.routeMethods.allowedAt(path);
     if (allowed.length > 0) {
       return this.problem(
@@ -158,7 +159,7 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
   }
 
   private notFound(request: FastifyRequest): Answer {
-    return this.problem(NOT_FOUND, `Cannot ${request.method} ${request.url.split('?')[0]}`);
+    return this.problem(NOT_FOUND, `Cannot ${request.method} ${pathOf(request.url)}`);
   }
 
   private fromFastifyError(error: FastifyLikeError): Answer {
@@ -192,7 +193,7 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
 
   private internal(exception: unknown, request: FastifyRequest): Answer {
     const err = exception instanceof Error ? exception : new Error(String(exception));
-    request.log.error({ err }, `Unhandled error on ${request.method} ${scrubKeys(request.url.split('?')[0])}`);
+    request.log.error({ err }, `Unhandled error on ${request.method} ${scrubKeys(pathOf(request.url))}`);
     return this.problem(INTERNAL, 'The server failed to handle the request. It has been logged.');
   }
 }
