@@ -11,15 +11,15 @@
 //   node bench/compare-builds.mjs ../base        BENCH_ROUNDS=7 BENCH_SECONDS=3 BENCH_CONNECTIONS=32
 //   BENCH_VERBOSE=1                              also each round's figures
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { pickLoadGenerator } from './load/index.mjs';
-import { freePort, startNode } from './lib/processes.mjs';
+import { freePort } from './lib/processes.mjs';
 import { cpuRatio, fmt, keyValueTable, median, roundRatio, summarise } from './lib/report.mjs';
 import { fillRegion, seedPlanets, signUp, withClient } from './lib/seed.mjs';
-import { measure, productionEnv, serveCommand } from './lib/service.mjs';
+import { measure, productionEnv, startServed } from './lib/service.mjs';
 
 const env = process.env;
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 7);
@@ -44,11 +44,7 @@ const load = pickLoadGenerator();
 
 /** A checkout's service, started as its `npm run serve` starts it, metrics on a port of its own. */
 async function startBuild(root) {
-  const serve = serveCommand(root);
-  return startNode({
-    args: [...serve.flags, join(root, 'dist/src/main.js')],
-    env: { ...serve.env, ...serviceEnv, METRICS_PORT: String(await freePort()) },
-  });
+  return startServed(root, { env: { ...serviceEnv, METRICS_PORT: String(await freePort()) } });
 }
 
 async function drive(server, scenario, seconds) {

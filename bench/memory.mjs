@@ -11,14 +11,13 @@
 //   MEMORY_SAMPLES=3 MEMORY_PASSES=3 BENCH_SECONDS=2 BENCH_CONNECTIONS=32
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { pickLoadGenerator } from './load/index.mjs';
-import { freePort, startNode } from './lib/processes.mjs';
+import { freePort } from './lib/processes.mjs';
 import { fmt, median } from './lib/report.mjs';
 import { fillRegion, revokeFlowLeftovers, seedPlanets, signUp, withClient } from './lib/seed.mjs';
-import { productionEnv, serveCommand } from './lib/service.mjs';
+import { productionEnv, startServed } from './lib/service.mjs';
 
 const env = process.env;
 const SECONDS = Number(env.BENCH_SECONDS ?? 2);
@@ -34,14 +33,13 @@ const dbName = `bench_memory_${randomBytes(4).toString('hex')}`;
 const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
 const load = pickLoadGenerator();
 const initialKey = generateApiKey();
-const serve = serveCommand(root);
 const baseEnv = productionEnv({ databaseUrl, jwtSecret: randomBytes(32).toString('hex'), initialKey });
 
 async function start(variant) {
   const metricsPort = await freePort();
-  const proc = await startNode({
-    args: [...(variant.node ?? []), ...serve.flags, join(root, 'dist/src/main.js')],
-    env: { ...serve.env, ...baseEnv, METRICS_PORT: String(metricsPort), ...variant.env },
+  const proc = await startServed(root, {
+    nodeArgs: variant.node,
+    env: { ...baseEnv, METRICS_PORT: String(metricsPort), ...variant.env },
   });
   return Object.assign(proc, { metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` });
 }

@@ -12,9 +12,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { freePort, startNode } from './lib/processes.mjs';
+import { freePort } from './lib/processes.mjs';
 import { perRequestByPlace } from './lib/profile-summary.mjs';
-import { productionEnv, serveCommand } from './lib/service.mjs';
+import { productionEnv, startServed } from './lib/service.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const [path = '/no/such/route', ...rest] = process.argv.slice(2);
@@ -33,16 +33,9 @@ delete base.INITIAL_REGION_API_KEY;
 
 async function profile(name, overrides) {
   const metricsPort = String(await freePort());
-  const serve = serveCommand(root);
-  const service = await startNode({
-    args: [
-      ...serve.flags,
-      '--cpu-prof',
-      `--cpu-prof-dir=${dir}`,
-      `--cpu-prof-name=${name}.cpuprofile`,
-      'dist/src/main.js',
-    ],
-    env: { ...serve.env, ...base, METRICS_PORT: metricsPort, ...overrides },
+  const service = await startServed(root, {
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`],
+    env: { ...base, METRICS_PORT: metricsPort, ...overrides },
   });
   const wrk = (s) => execFileSync('wrk', ['-t1', '-c32', `-d${s}s`, ...headers, service.url + path]).toString();
   wrk(3);

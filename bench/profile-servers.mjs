@@ -20,10 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
-import { freePort, startNode } from './lib/processes.mjs';
+import { freePort } from './lib/processes.mjs';
 import { perRequestByPlace } from './lib/profile-summary.mjs';
 import { signUp, withClient } from './lib/seed.mjs';
-import { productionEnv, serveCommand } from './lib/service.mjs';
+import { productionEnv, startServed } from './lib/service.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const [path = '/auth/regions/me', credentials = 'api-key', list = 'service,ceiling,reference'] = process.argv.slice(2);
@@ -41,12 +41,11 @@ const files = {
   problem: 'bench/problem-server.mjs',
 };
 
-const serve = serveCommand(root);
-
-async function start(name, extraArgs = []) {
-  return startNode({
-    args: [...serve.flags, ...extraArgs, join(root, files[name])],
-    env: { ...serve.env, ...env, METRICS_PORT: String(await freePort()), DATABASE_POOL_SIZE: '10' },
+async function start(name, nodeArgs = []) {
+  return startServed(root, {
+    script: files[name],
+    nodeArgs,
+    env: { ...env, METRICS_PORT: String(await freePort()), DATABASE_POOL_SIZE: '10' },
   });
 }
 

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { pickLoadGenerator } from './load/index.mjs';
-import { freePort, rssMb, startNode } from './lib/processes.mjs';
+import { freePort, rssMb } from './lib/processes.mjs';
 import {
   check,
   cpuRatio,
@@ -37,7 +37,7 @@ import {
   writeSection,
 } from './lib/report.mjs';
 import { fillRegion, revokeFlowLeftovers, seedOtherKeys, seedPlanets, signUp, withClient } from './lib/seed.mjs';
-import { measure, productionEnv, serveCommand } from './lib/service.mjs';
+import { measure, productionEnv, startServed } from './lib/service.mjs';
 import { summariseProfile } from './lib/profile-summary.mjs';
 
 const env = process.env;
@@ -80,21 +80,13 @@ const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }
 const load = pickLoadGenerator();
 const log = (line) => console.log(line);
 
-const serviceEnv = (overrides = {}) => ({
-  ...serve.env,
-  ...productionEnv({ databaseUrl, jwtSecret, initialKey }),
-  ...overrides,
-});
+const serviceEnv = (overrides = {}) => ({ ...productionEnv({ databaseUrl, jwtSecret, initialKey }), ...overrides });
 const jwtSecret = randomBytes(32).toString('hex');
 const initialKey = generateApiKey();
 // The service starts as `npm start` starts it: `npm run serve`, `node <V8 settings> dist/src/main.js`.
-const serve = serveCommand(root);
 // Metrics on, as in production, each service on a port of its own (the default one would clash).
 const startService = async (overrides = {}, nodeArgs = []) =>
-  startNode({
-    args: [...nodeArgs, ...serve.flags, join(root, 'dist/src/main.js')],
-    env: serviceEnv({ METRICS_PORT: String(await freePort()), ...overrides }),
-  });
+  startServed(root, { nodeArgs, env: serviceEnv({ METRICS_PORT: String(await freePort()), ...overrides }) });
 
 const started = [];
 const tempDirs = [];
@@ -192,19 +184,11 @@ try {
   } else {
     // Under the service's V8 memory settings too: the comparison is of the code, not of heap sizes.
     const servers = {
-      reference: keep(
-        await startNode({ args: [...serve.flags, join(root, 'bench/reference-server.mjs')], env: referenceEnv }),
-      ),
-      ceiling: keep(
-        await startNode({ args: [...serve.flags, join(root, 'bench/ceiling-server.mjs')], env: referenceEnv }),
-      ),
-      problem: keep(
-        await startNode({ args: [...serve.flags, join(root, 'bench/problem-server.mjs')], env: referenceEnv }),
-      ),
+      reference: keep(await startServed(root, { script: 'bench/reference-server.mjs', env: referenceEnv })),
+      ceiling: keep(await startServed(root, { script: 'bench/ceiling-server.mjs', env: referenceEnv })),
+      problem: keep(await startServed(root, { script: 'bench/problem-server.mjs', env: referenceEnv })),
     };
-    const helloServer = keep(
-      await startNode({ args: [...serve.flags, join(root, 'bench/hello-server.mjs')], env: serve.env, readyPath: '/' }),
-    );
+    const helloServer = keep(await startServed(root, { script: 'bench/hello-server.mjs', readyPath: '/' }));
     log(
       `Load: ${load.name}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per scenario and server; Node ${process.version}; ${cpus()[0].model} x${cpus().length}`,
     );
@@ -550,10 +534,7 @@ function metricsCost(scenarios) {
 async function baselineCost(scenarios) {
   if (!BASELINE) return null;
   const startBaseline = async () =>
-    startNode({
-      args: [...serve.flags, join(BASELINE, 'dist/src/main.js')],
-      env: serviceEnv({ METRICS_PORT: String(await freePort()) }),
-    });
+    startServed(BASELINE, { env: serviceEnv({ METRICS_PORT: String(await freePort()) }) });
   const { [BASELINE_SCENARIO]: result } = await pairCost(() => startService(), startBaseline, scenarios, [
     BASELINE_SCENARIO,
   ]);

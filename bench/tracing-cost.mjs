@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pickLoadGenerator } from './load/index.mjs';
-import { cpuSeconds, startNode } from './lib/processes.mjs';
+import { cpuSeconds } from './lib/processes.mjs';
 import { cpuRatio, median } from './lib/report.mjs';
-import { serveCommand } from './lib/service.mjs';
+import { startServed } from './lib/service.mjs';
 
 const env = process.env;
 const SECONDS = Number(env.BENCH_SECONDS ?? 2);
@@ -23,7 +23,6 @@ const STARTS = Number(env.BENCH_STARTS ?? 5);
 const KEY = 'bench-tracing-initial-key-0123456789abcdef';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const serve = serveCommand(root);
 const load = pickLoadGenerator();
 
 const receiver = createServer((req, res) =>
@@ -48,8 +47,7 @@ const variants = {
   off: base,
   on: { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' },
 };
-const start = (variant) =>
-  startNode({ args: [...serve.flags, join(root, 'dist/src/main.js')], env: { ...serve.env, ...variants[variant] } });
+const start = (variant) => startServed(root, { env: variants[variant] });
 
 async function drive(target, path, headers) {
   const before = cpuSeconds(target.child.pid);

@@ -17,10 +17,10 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
 import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
-import { freePort, startNode } from './lib/processes.mjs';
+import { freePort } from './lib/processes.mjs';
 import { median } from './lib/report.mjs';
 import { withClient } from './lib/seed.mjs';
-import { productionEnv, serveCommand } from './lib/service.mjs';
+import { productionEnv, startServed } from './lib/service.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const env = process.env;
@@ -34,7 +34,6 @@ const dbName = `warm_pair_${randomBytes(4).toString('hex')}`;
 const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
 const key = generateApiKey();
 const base = productionEnv({ databaseUrl, jwtSecret: randomBytes(32).toString('hex'), initialKey: key });
-const serve = serveCommand(root);
 
 const WARM_UP = [
   ['/auth/regions/me', `X-API-Key: ${key}`],
@@ -62,10 +61,7 @@ function threadCpu(pid) {
 await withClient(serverUrl, (db) => db.query(`CREATE DATABASE "${dbName}"`));
 try {
   const start = async (overrides) =>
-    startNode({
-      args: [...serve.flags, 'dist/src/main.js'],
-      env: { ...serve.env, ...base, METRICS_PORT: String(await freePort()), ...overrides },
-    });
+    startServed(root, { env: { ...base, METRICS_PORT: String(await freePort()), ...overrides } });
   const services = {
     'as configured': [await start({}), await start({})],
     'with the setting': [await start(settings), await start(settings)],

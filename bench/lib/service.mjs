@@ -2,7 +2,7 @@
 // production mode, on this machine's PostgreSQL and Redis.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSeconds } from './processes.mjs';
+import { cpuSeconds, startNode } from './processes.mjs';
 
 /** The service's settings, as production would have them, on `databaseUrl` (Redis keys under the database's name). */
 export const productionEnv = ({ databaseUrl, jwtSecret, initialKey }) => ({
@@ -27,6 +27,20 @@ export function serveCommand(root) {
   const node = words.indexOf('node');
   const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=')));
   return { env, flags: words.slice(node + 1, -1) };
+}
+
+/**
+ * Starts `script` (a path in the checkout at `root`; the service by default) as that
+ * checkout's `npm run serve` starts the service: with its variables and Node's flags, then
+ * `env` (which wins) and `nodeArgs` (which come first). The other options are startNode's.
+ */
+export function startServed(root, { script = 'dist/src/main.js', env = {}, nodeArgs = [], ...options } = {}) {
+  const serve = serveCommand(root);
+  return startNode({
+    ...options,
+    args: [...nodeArgs, ...serve.flags, join(root, script)],
+    env: { ...serve.env, ...env },
+  });
 }
 
 /**
