@@ -17,11 +17,20 @@ export function freePort() {
 /**
  * Starts `node <args>` with `env` and resolves, once `readyPath` answers 200, to
  * { child, port, url, startupMs, stop() }. startupMs runs from spawn to that first 200.
+ * `wrapper` runs node under another program: ['valgrind', ...its options].
  */
-export async function startNode({ args, env, readyPath = '/health', stdout = 'ignore', timeoutMs = 60000 }) {
+export async function startNode({
+  args,
+  env,
+  readyPath = '/health',
+  stdout = 'ignore',
+  timeoutMs = 60000,
+  wrapper = [],
+}) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, args, {
+  const [command, ...before] = [...wrapper, process.execPath];
+  const child = spawn(command, [...before, ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', stdout, 'pipe'],
   });

@@ -52,3 +52,17 @@ export async function measure(load, server, spec) {
   const result = await load.run(spec);
   return { ...result, cpuUs: ((cpuSeconds(server.child.pid) - before) * 1e6) / result.requests };
 }
+
+/**
+ * Makes the database on `env`'s DATABASE_URL (migrations, and the region of
+ * INITIAL_REGION_API_KEY) with a service started for it and stopped again; resolves to that
+ * service's start-up time. The services measured next start on a made database, as every
+ * instance of a deploy but the one that migrates does: that one was found to run a quarter more
+ * instructions per request on the unknown path for as long as it lives (bench/instructions.mjs,
+ * bench/RESULTS.md), so measuring it would measure its history, not the code.
+ */
+export async function makeDatabase(root, env) {
+  const maker = await startServed(root, { env });
+  await maker.stop();
+  return maker.startupMs;
+}

@@ -1,0 +1,178 @@
+// What a setting costs in instructions: the instructions a request runs on one path, counted
+// by valgrind's callgrind, for two services started as configured and two with the setting,
+// all on a database that a fifth service made first (measured too, as configured). Unlike
+// CPU time, an instruction count does not change with what else a shared machine is doing,
+// so it resolves a cost of a few per cent where timings here cannot. Only what runs inside
+// Node's HTTP parser callback is counted (node::http_parser::Parser::OnStreamRead: the
+// request's JavaScript, its response and its ticks and microtasks), not timers or V8's
+// background threads; nor the kernel's share (socket reads and writes), so it complements
+// `npm run bench`, it does not replace it.
+//
+// Each service answers BENCH_WARM_REQUESTS requests on the path first (V8 compiles the hot code
+// meanwhile), and with BENCH_WARM=1 as many of each other kind of request before them, as
+// warm-pair.mjs does. Then BENCH_WINDOWS windows of BENCH_REQUESTS requests each: the counters
+// are zeroed before a window and read after it. Windows that agree show the count has settled.
+// Under callgrind a service runs some hundreds of times slower: a run takes about ten minutes.
+// With BENCH_DUMPS=<folder> the dumps are kept for callgrind_annotate, with Node's
+// /tmp/perf-<pid>.map naming the JIT code's addresses in them.
+//
+//   node bench/instructions.mjs METRICS_PORT=0                   (unknown path, fresh services)
+//   BENCH_WARM=1 node bench/instructions.mjs METRICS_PORT=0
+//   BENCH_PATH=/auth/regions/me node bench/instructions.mjs LOG_LEVEL=info
+//
+// DATABASE_URL: the server to make the run's database on (this machine's by default).
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
+import { freePort } from './lib/processes.mjs';
+import { median } from './lib/report.mjs';
+import { withClient } from './lib/seed.mjs';
+import { productionEnv, startServed } from './lib/service.mjs';
+
+const root = new URL('..', import.meta.url).pathname;
+const env = process.env;
+const settings = Object.fromEntries(process.argv.slice(2).map((s) => s.split(/=(.*)/s).slice(0, 2)));
+const path = env.BENCH_PATH ?? '/no/such/route';
+const warmRequests = Number(env.BENCH_WARM_REQUESTS ?? 2000);
+const requests = Number(env.BENCH_REQUESTS ?? 1000);
+const windows = Number(env.BENCH_WINDOWS ?? 2);
+const warm = env.BENCH_WARM === '1';
+const serverUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `instructions_${randomBytes(4).toString('hex')}`;
+const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
+const key = generateApiKey();
+const base = productionEnv({ databaseUrl, jwtSecret: randomBytes(32).toString('hex'), initialKey: key });
+const dumps = env.BENCH_DUMPS ?? mkdtempSync(join(tmpdir(), 'instructions-'));
+
+const headersOf = (p) => (p === '/auth/regions/me' ? { 'x-api-key': key } : {});
+const WARM_UP = [
+  ['/auth/regions/me', { 'x-api-key': key }],
+  ['/planets?limit=100', {}],
+  ['/auth/regions/me', { 'x-api-key': 'rk_malformed' }],
+  ['/health/ready', {}],
+  ['/me', { authorization: 'Basic eDp5' }],
+];
+
+/** Sends `count` GET requests on kept-alive connections, `concurrency` at a time; resolves to the statuses seen. */
+async function drive(url, headers, count, concurrency = 4) {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const statuses = {};
+  let sent = 0;
+  const one = () =>
+    new Promise((resolve, reject) => {
+      request(url, { agent, headers }, (res) => {
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+        res.resume().on('end', resolve);
+      })
+        .on('error', reject)
+        .end();
+    });
+  const worker = async () => {
+    while (sent < count) {
+      sent++;
+      await one();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return statuses;
+}
+
+// valgrind names its control pipes after HOST, which startNode sets for the service.
+const control = (command, service) =>
+  execFileSync('callgrind_control', [command, String(service.child.pid)], {
+    env: { ...env, HOST: '127.0.0.1' },
+    stdio: 'ignore',
+  });
+
+/** Instructions the process has run since its counters were last zeroed (callgrind's dump). */
+function instructionsSinceZero(service) {
+  const pid = service.child.pid;
+  const before = new Set(readdirSync(dumps));
+  control('--dump', service);
+  const file = readdirSync(dumps).find((name) => !before.has(name) && name.startsWith(`callgrind.${pid}.`));
+  const summary = /^summary: (\d+)/m.exec(readFileSync(join(dumps, file), 'utf8'));
+  return Number(summary[1]);
+}
+
+async function measure(service) {
+  if (warm) for (const [p, headers] of WARM_UP) await drive(service.url + p, headers, warmRequests);
+  await drive(service.url + path, headersOf(path), warmRequests);
+  const perRequest = [];
+  let statuses;
+  for (let w = 0; w < windows; w++) {
+    control('--zero', service);
+    statuses = await drive(service.url + path, headersOf(path), requests);
+    perRequest.push(instructionsSinceZero(service) / requests);
+  }
+  return { perRequest, statuses, pid: service.child.pid };
+}
+
+const started = [];
+await withClient(serverUrl, (db) => db.query(`CREATE DATABASE "${dbName}"`));
+try {
+  const start = async (overrides) => {
+    const service = await startServed(root, {
+      env: { ...base, METRICS_PORT: String(await freePort()), ...overrides },
+      wrapper: [
+        'valgrind',
+        '--tool=callgrind',
+        '--collect-atstart=no',
+        '--compress-strings=no',
+        '--toggle-collect=node::http_parser::Parser::OnStreamRead*',
+        `--callgrind-out-file=${dumps}/callgrind.%p`,
+      ],
+      nodeArgs: env.BENCH_DUMPS ? ['--perf-basic-prof'] : [],
+      timeoutMs: 600_000,
+    });
+    started.push(service);
+    return service;
+  };
+  // The first makes the database (migrations, the first key) and is measured on its own: it
+  // ran more instructions per request than the services started on a made database. Then the
+  // four that are compared start together.
+  const maker = await start({});
+  const rest = await Promise.all([start({}), start({}), start(settings), start(settings)]);
+  const services = {
+    'made the database': [maker],
+    'as configured': rest.slice(0, 2),
+    'with the setting': rest.slice(2),
+  };
+  // The counts do not depend on timing, so all are driven at once.
+  const results = {};
+  await Promise.all(
+    Object.entries(services).map(async ([name, list]) => {
+      results[name] = await Promise.all(list.map(measure));
+    }),
+  );
+
+  const label = process.argv.slice(2).join(' ') || 'the same settings';
+  console.log(
+    `${path}, ${warm ? 'warm' : 'fresh'} services, two a side and the one that made the database, after ${warmRequests} requests; ` +
+      `${windows} windows × ${requests} requests; setting: ${label}`,
+  );
+  const medians = {};
+  for (const [name, list] of Object.entries(results)) {
+    const all = list.flatMap((r) => r.perRequest);
+    medians[name] = median(all);
+    const each = list
+      .map((r) => `${r.perRequest.map((n) => (n / 1000).toFixed(1)).join(', ')} (pid ${r.pid})`)
+      .join(' | ');
+    const statuses = JSON.stringify(list[0].statuses);
+    console.log(
+      `  ${name.padEnd(17)} ${(medians[name] / 1000).toFixed(1)} k instructions per request (median; windows: ${each}; statuses ${statuses})`,
+    );
+  }
+  console.log(
+    `  with the setting / as configured: ${(medians['with the setting'] / medians['as configured']).toFixed(3)}`,
+  );
+} finally {
+  await Promise.all(started.map((s) => s.stop()));
+  await withClient(serverUrl, (db) => db.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+  if (!env.BENCH_DUMPS) rmSync(dumps, { recursive: true, force: true });
+}
