@@ -20,7 +20,7 @@ import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { freePort } from './lib/processes.mjs';
 import { median } from './lib/report.mjs';
 import { withClient } from './lib/seed.mjs';
-import { productionEnv, startServed } from './lib/service.mjs';
+import { makeDatabase, productionEnv, startServed } from './lib/service.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const env = process.env;
@@ -62,6 +62,7 @@ await withClient(serverUrl, (db) => db.query(`CREATE DATABASE "${dbName}"`));
 try {
   const start = async (overrides) =>
     startServed(root, { env: { ...base, METRICS_PORT: String(await freePort()), ...overrides } });
+  await makeDatabase(root, { ...base, METRICS_PORT: String(await freePort()) });
   const services = {
     'as configured': [await start({}), await start({})],
     'with the setting': [await start(settings), await start(settings)],
