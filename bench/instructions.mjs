@@ -127,7 +127,8 @@ try {
         '--toggle-collect=node::http_parser::Parser::OnStreamRead*',
         `--callgrind-out-file=${dumps}/callgrind.%p`,
       ],
-      nodeArgs: env.BENCH_DUMPS ? ['--perf-basic-prof'] : [],
+      // V8's own log, which the map turns on, goes with the dumps, not into the working directory.
+      nodeArgs: env.BENCH_DUMPS ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${dumps}/v8.log`] : [],
       timeoutMs: 600_000,
     });
     started.push(service);
