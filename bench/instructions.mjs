@@ -22,41 +22,25 @@
 //
 // DATABASE_URL: the server to make the run's database on (this machine's by default).
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { freePort } from './lib/processes.mjs';
 import { median } from './lib/report.mjs';
 import { withClient } from './lib/seed.mjs';
-import { productionEnv, startServed } from './lib/service.mjs';
+import { startServed } from './lib/service.mjs';
+import { settingPairRun } from './lib/setting-pair.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const env = process.env;
-const settings = Object.fromEntries(process.argv.slice(2).map((s) => s.split(/=(.*)/s).slice(0, 2)));
-const path = env.BENCH_PATH ?? '/no/such/route';
 const warmRequests = Number(env.BENCH_WARM_REQUESTS ?? 2000);
 const requests = Number(env.BENCH_REQUESTS ?? 1000);
 const windows = Number(env.BENCH_WINDOWS ?? 2);
 const warm = env.BENCH_WARM === '1';
-const serverUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `instructions_${randomBytes(4).toString('hex')}`;
-const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
-const key = generateApiKey();
-const base = productionEnv({ databaseUrl, jwtSecret: randomBytes(32).toString('hex'), initialKey: key });
+const { settings, label, path, pathHeaders, serverUrl, dbName, base, warmUp } = settingPairRun('instructions');
 const dumps = env.BENCH_DUMPS ?? mkdtempSync(join(tmpdir(), 'instructions-'));
-
-const headersOf = (p) => (p === '/auth/regions/me' ? { 'x-api-key': key } : {});
-const WARM_UP = [
-  ['/auth/regions/me', { 'x-api-key': key }],
-  ['/planets?limit=100', {}],
-  ['/auth/regions/me', { 'x-api-key': 'rk_malformed' }],
-  ['/health/ready', {}],
-  ['/me', { authorization: 'Basic eDp5' }],
-];
 
 /** Sends `count` GET requests on kept-alive connections, `concurrency` at a time; resolves to the statuses seen. */
 async function drive(url, headers, count, concurrency = 4) {
@@ -101,13 +85,13 @@ function instructionsSinceZero(service) {
 }
 
 async function measure(service) {
-  if (warm) for (const [p, headers] of WARM_UP) await drive(service.url + p, headers, warmRequests);
-  await drive(service.url + path, headersOf(path), warmRequests);
+  if (warm) for (const [p, headers] of warmUp) await drive(service.url + p, headers, warmRequests);
+  await drive(service.url + path, pathHeaders, warmRequests);
   const perRequest = [];
   let statuses;
   for (let w = 0; w < windows; w++) {
     control('--zero', service);
-    statuses = await drive(service.url + path, headersOf(path), requests);
+    statuses = await drive(service.url + path, pathHeaders, requests);
     perRequest.push(instructionsSinceZero(service) / requests);
   }
   return { perRequest, statuses, pid: service.child.pid };
@@ -152,7 +136,6 @@ try {
     }),
   );
 
-  const label = process.argv.slice(2).join(' ') || 'the same settings';
   console.log(
     `${path}, ${warm ? 'warm' : 'fresh'} services, two a side and the one that made the database, after ${warmRequests} requests; ` +
       `${windows} windows × ${requests} requests; setting: ${label}`,

@@ -13,38 +13,29 @@
 //
 // DATABASE_URL: the server to make the run's database on (this machine's by default).
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
-import { generateApiKey } from '../dist/src/region-keys/api-key-codec.js';
 import { freePort } from './lib/processes.mjs';
 import { median } from './lib/report.mjs';
 import { withClient } from './lib/seed.mjs';
-import { makeDatabase, productionEnv, startServed } from './lib/service.mjs';
+import { makeDatabase, startServed } from './lib/service.mjs';
+import { settingPairRun } from './lib/setting-pair.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const env = process.env;
-const settings = Object.fromEntries(process.argv.slice(2).map((s) => s.split(/=(.*)/s).slice(0, 2)));
-const path = env.BENCH_PATH ?? '/no/such/route';
 const rounds = Number(env.BENCH_ROUNDS ?? 7);
 const seconds = Number(env.BENCH_SECONDS ?? 3);
 const warm = env.BENCH_WARM !== '0';
-const serverUrl = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `warm_pair_${randomBytes(4).toString('hex')}`;
-const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
-const key = generateApiKey();
-const base = productionEnv({ databaseUrl, jwtSecret: randomBytes(32).toString('hex'), initialKey: key });
+const { settings, label, path, pathHeaders, serverUrl, dbName, base, warmUp } = settingPairRun('warm_pair');
 
-const WARM_UP = [
-  ['/auth/regions/me', `X-API-Key: ${key}`],
-  ['/planets?limit=100'],
-  ['/auth/regions/me', 'X-API-Key: rk_malformed'],
-  ['/health/ready'],
-  ['/me', 'Authorization: Basic eDp5'],
-];
-const wrk = (url, header, s) =>
-  execFileSync('wrk', ['-t1', '-c32', `-d${s}s`, ...(header ? ['-H', header] : []), url]).toString();
-const headerOf = (p) => (p === '/auth/regions/me' ? `X-API-Key: ${key}` : undefined);
+const wrk = (url, headers, s) =>
+  execFileSync('wrk', [
+    '-t1',
+    '-c32',
+    `-d${s}s`,
+    ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    url,
+  ]).toString();
 
 /** CPU seconds so far of each thread of `pid`, by thread kind (the main thread, V8Worker, ...). */
 function threadCpu(pid) {
@@ -69,8 +60,8 @@ try {
   };
   const all = Object.values(services).flat();
   for (const service of all) {
-    if (warm) for (const [p, header] of WARM_UP) wrk(service.url + p, header, 4);
-    wrk(service.url + path, headerOf(path), 3);
+    if (warm) for (const [p, headers] of warmUp) wrk(service.url + p, headers, 4);
+    wrk(service.url + path, pathHeaders, 3);
   }
   // Per round and side: the mean of its two services' CPU per request, by thread kind too.
   const cpu = { 'as configured': [], 'with the setting': [] };
@@ -78,7 +69,7 @@ try {
   const measureOne = (service) => {
     const pid = service.child.pid;
     const before = threadCpu(pid);
-    const requests = Number(/(\d+) requests in/.exec(wrk(service.url + path, headerOf(path), seconds))[1]);
+    const requests = Number(/(\d+) requests in/.exec(wrk(service.url + path, pathHeaders, seconds))[1]);
     const after = threadCpu(pid);
     return Object.fromEntries(
       Object.keys(after).map((kind) => [kind, ((after[kind] - (before[kind] ?? 0)) * 1e6) / requests]),
@@ -104,7 +95,6 @@ try {
   }
   await Promise.all(all.map((s) => s.stop()));
 
-  const label = process.argv.slice(2).join(' ') || 'the same settings';
   console.log(
     `${path}, ${warm ? 'warm' : 'fresh'} services, two a side, ${rounds} rounds × ${seconds} s; setting: ${label}`,
   );
