@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { findPackageJSON } from 'node:module';
 
 import type { Pool } from 'pg';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 
+import { RequestDurations } from './request-durations';
 import { type ApiKeyOutcome, type RateLimitName, SecurityCounters, type SignInMethod } from './security-counters';
 
 /** Names of the service's own series; HTTP and process series use the usual names. */
@@ -51,13 +52,12 @@ type Child<T> = T extends { labels(...values: string[]): infer C } ? C : never;
 export class PrometheusMetrics extends SecurityCounters {
   readonly registry = new Registry();
 
-  readonly durations = new Histogram({
-    name: 'http_server_request_duration_seconds',
-    help: 'Time from a request received to its response sent, by method, route template and status class.',
-    labelNames: ['method', 'route', 'status_class'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly durations = new RequestDurations(
+    'http_server_request_duration_seconds',
+    'Time from a request received to its response sent, by method, route template and status class.',
+    DURATION_BUCKETS,
+    this.registry,
+  );
 
   /**
    * Each series is its histogram series' count, copied at each scrape: a request is counted

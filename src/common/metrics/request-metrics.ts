@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 
 import type { PrometheusMetrics } from './prometheus-metrics';
+import type { DurationSeries } from './request-durations';
 
 /** The route label of requests no route matched: one series, whatever the URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -17,7 +18,7 @@ type OnResponse = (request: FastifyRequest, reply: FastifyReply, done: HookHandl
  * observes its duration (the request counter is read from the histogram's counts).
  */
 class RouteSeries {
-  private readonly byClass: { observe(value: number): void }[];
+  private readonly byClass: DurationSeries[];
 
   constructor(metrics: PrometheusMetrics, method: string, route: string) {
     this.byClass = STATUS_CLASSES.map((statusClass) => metrics.durations.labels(method, route, statusClass));
