@@ -5,13 +5,16 @@
 // to /dev/null synchronously, one write per line, or gathered and written 4 KiB at a time.
 // The unknown path costs about 18–20 µs of CPU per request (bench/RESULTS.md), so a line
 // within 15% of it must cost under about 3 µs there, where the server's own work around it
-// (its garbage, caches) adds to what is measured here.
+// (its garbage, caches) adds to what is measured here. Last, what giving a request its logger
+// costs at any level: a child of the service's root logger, as Fastify makes one for every
+// request, against the service's LazyChildLogger, which makes that child only when used.
 //
 //   BENCH_LINES=300000
 import { openSync, writeSync } from 'node:fs';
 
 import pino from 'pino';
 
+import { LazyChildLogger } from '../dist/src/common/logging/lazy-child-logger.js';
 import { createRootLogger, OneLinePerRequest } from '../dist/src/common/logging/logger.js';
 import { scrubKeys } from '../dist/src/common/logging/scrub.js';
 
@@ -46,6 +49,8 @@ const service = (destination) => {
   return () => controller.requestCompleted(null, request, reply);
 };
 const fd = devNull();
+const root = createRootLogger({ level: 'warn', destination: sync() });
+let requests = 0;
 const rows = [
   ["the service's line (pino), one write per line", cost(service(sync()))],
   ["the service's line (pino), written 4 KiB at a time", cost(service(batched()))],
@@ -60,6 +65,14 @@ const rows = [
         )(batched()),
       ),
     ),
+  ],
+  [
+    "a request's logger: a child of the service's root logger, as Fastify makes one",
+    cost(() => root.child({ requestId: `r${requests++}` }, {})),
+  ],
+  [
+    "a request's logger made when used (LazyChildLogger), not used",
+    cost(() => LazyChildLogger.factory(root, { requestId: `r${requests++}` }, {})),
   ],
 ];
 console.log(`Node ${process.version}, ${LINES.toLocaleString('en-US')} lines each, CPU µs per line:`);

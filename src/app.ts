@@ -9,6 +9,7 @@ import { registerCors } from './common/http/cors';
 import { environmentHeadersOf, registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { httpServerLimits } from './common/http/server-limits';
 import { trustProxyOption } from './common/http/trust-proxy';
+import { LazyChildLogger } from './common/logging/lazy-child-logger';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
 import { registerHttpMetrics } from './common/metrics/metrics.module';
 import { routerErrorHandler } from './common/problem/problem.filter';
@@ -38,6 +39,7 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     bodyLimit: JSON_BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
     logController: new OneLinePerRequest(logger),
+    childLoggerFactory: LazyChildLogger.factory,
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Long path parameters reach validation (a clear 400) instead of the router's 414.
     routerOptions: { maxParamLength: 1000 },

@@ -102,7 +102,10 @@ describe('a multipart body that ends early', () => {
     while (!t.logs.some((line) => line.includes('Upload aborted by the client')) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(t.logs.some((line) => line.includes('Upload aborted by the client'))).toBe(true);
+    // Written through the request's own logger (request.log): the request id is on the line.
+    expect(t.logs.filter((line) => line.includes('Upload aborted by the client'))).toEqual([
+      expect.stringMatching(/"requestId":"[^"]+"/),
+    ]);
     expect(unhandled()).toEqual([]);
     expect(t.logs.filter((line) => /"level":(50|60)/.test(line))).toEqual([]);
   });
