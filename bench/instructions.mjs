@@ -74,27 +74,57 @@ const control = (command, service) =>
     stdio: 'ignore',
   });
 
-/** Instructions the process has run since its counters were last zeroed (callgrind's dump). */
+/**
+ * Instructions of one window in calls to V8's runtime for an object literal's computed key.
+ * Some services build process.nextTick's tick object there, for their whole life (about 38 k
+ * instructions per request on the unknown path, against under 2 k in the others; bench/RESULTS.md,
+ * "A state some services fall into"): counts compare only between services in the same state.
+ */
+function literalRuntime(dump) {
+  let total = 0;
+  let callee = '';
+  let costFollows = false;
+  for (const line of dump.split('\n')) {
+    if (costFollows) {
+      costFollows = false;
+      if (callee.includes('Runtime_DefineKeyedOwnPropertyInLiteral')) total += Number(line.split(' ')[1]);
+    } else if (line.startsWith('cfn=')) callee = line;
+    else if (line.startsWith('calls=')) costFollows = true;
+  }
+  return total;
+}
+
+/** What the process has run since its counters were last zeroed (callgrind's dump): all instructions, and those of literalRuntime. */
 function instructionsSinceZero(service) {
   const pid = service.child.pid;
   const before = new Set(readdirSync(dumps));
   control('--dump', service);
   const file = readdirSync(dumps).find((name) => !before.has(name) && name.startsWith(`callgrind.${pid}.`));
-  const summary = /^summary: (\d+)/m.exec(readFileSync(join(dumps, file), 'utf8'));
-  return Number(summary[1]);
+  const dump = readFileSync(join(dumps, file), 'utf8');
+  return { instructions: Number(/^summary: (\d+)/m.exec(dump)[1]), literal: literalRuntime(dump) };
 }
 
 async function measure(service) {
   if (warm) for (const [p, headers] of warmUp) await drive(service.url + p, headers, warmRequests);
   await drive(service.url + path, pathHeaders, warmRequests);
   const perRequest = [];
+  const literal = [];
   let statuses;
   for (let w = 0; w < windows; w++) {
     control('--zero', service);
     statuses = await drive(service.url + path, pathHeaders, requests);
-    perRequest.push(instructionsSinceZero(service) / requests);
+    const counted = instructionsSinceZero(service);
+    perRequest.push(counted.instructions / requests);
+    literal.push(counted.literal / requests);
   }
-  return { perRequest, statuses, pid: service.child.pid };
+  // A service in that state runs more than 10 k instructions a request there; one that is not, under 2 k.
+  return {
+    perRequest,
+    statuses,
+    pid: service.child.pid,
+    slowLiteral: median(literal) > 10_000,
+    literal: median(literal),
+  };
 }
 
 const started = [];
@@ -142,10 +172,13 @@ try {
   );
   const medians = {};
   for (const [name, list] of Object.entries(results)) {
-    const all = list.flatMap((r) => r.perRequest);
-    medians[name] = median(all);
+    medians[name] = median(list.flatMap((r) => r.perRequest));
     const each = list
-      .map((r) => `${r.perRequest.map((n) => (n / 1000).toFixed(1)).join(', ')} (pid ${r.pid})`)
+      .map(
+        (r) =>
+          `${r.perRequest.map((n) => (n / 1000).toFixed(1)).join(', ')} (pid ${r.pid}; ` +
+          `tick literal in V8's runtime: ${(r.literal / 1000).toFixed(1)} k${r.slowLiteral ? ', SLOW STATE' : ''})`,
+      )
       .join(' | ');
     const statuses = JSON.stringify(list[0].statuses);
     console.log(
@@ -155,6 +188,16 @@ try {
   console.log(
     `  with the setting / as configured: ${(medians['with the setting'] / medians['as configured']).toFixed(3)}`,
   );
+  // The same, among the services of each state only, where both sides have one.
+  for (const slow of [false, true]) {
+    const side = (name) => results[name].filter((r) => r.slowLiteral === slow).flatMap((r) => r.perRequest);
+    const [configured, set] = [side('as configured'), side('with the setting')];
+    if (configured.length > 0 && set.length > 0)
+      console.log(
+        `  the same, services ${slow ? 'in' : 'not in'} the slow state only: ${(median(set) / median(configured)).toFixed(3)} ` +
+          `(${((median(set) - median(configured)) / 1000).toFixed(1)} k instructions per request)`,
+      );
+  }
 } finally {
   await Promise.all(started.map((s) => s.stop()));
   await withClient(serverUrl, (db) => db.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
