@@ -1,19 +1,23 @@
 // `npm run build && node bench/log-line-cost.mjs`: what one request line costs to make and
-// write, in µs of CPU (user + system) per line, in isolation: the service's request-line
-// logger (pino with its serializers, as OneLinePerRequest writes it) against the least any
-// JSON line can cost (the same line built by hand with a template string), each written
-// to /dev/null synchronously, one write per line, or gathered and written 4 KiB at a time.
-// The unknown path costs about 18–20 µs of CPU per request (bench/RESULTS.md), so a line
-// within 15% of it must cost under about 3 µs there, where the server's own work around it
-// (its garbage, caches) adds to what is measured here. Last, what giving a request its logger
-// costs at any level: a child of the service's root logger, as Fastify makes one for every
-// request, against the service's LazyChildLogger, which makes that child only when used.
+// write, in µs of CPU (user + system) per line, in isolation: the service's request line
+// (OneLinePerRequest, which writes it itself to the root logger's destination) against the
+// same line through pino's log method and the service's serializers, as it was written
+// before, and against the least any JSON line can cost (the line built with a template
+// string and written with fs.writeSync). Each goes to /dev/null synchronously, one write per
+// line, or gathered and written 4 KiB at a time. Then the line's timestamp: pino's isoTime
+// against the service's isoTimeBySecond. The unknown path costs about 18–20 µs of CPU per
+// request (bench/RESULTS.md), so a line within 15% of it must cost under about 3 µs there,
+// where the server's own work around it (its garbage, caches) adds to what is measured here.
+// Last, what giving a request its logger costs at any level: a child of the service's root
+// logger, as Fastify makes one for every request, against the service's LazyChildLogger,
+// which makes that child only when used.
 //
 //   BENCH_LINES=300000
 import { openSync, writeSync } from 'node:fs';
 
 import pino from 'pino';
 
+import { isoTimeBySecond } from '../dist/src/common/logging/iso-time.js';
 import { LazyChildLogger } from '../dist/src/common/logging/lazy-child-logger.js';
 import { createRootLogger, OneLinePerRequest } from '../dist/src/common/logging/logger.js';
 import { scrubKeys } from '../dist/src/common/logging/scrub.js';
@@ -48,15 +52,25 @@ const service = (destination) => {
   const controller = new OneLinePerRequest(createRootLogger({ level: 'info', destination }));
   return () => controller.requestCompleted(null, request, reply);
 };
+const throughPino = (destination) => {
+  const lines = createRootLogger({ level: 'info', destination }).child({}, { redact: { paths: [] } });
+  return () =>
+    lines.info(
+      { requestId: request.id, req: request, res: reply, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
+      'request completed',
+    );
+};
 const fd = devNull();
 const root = createRootLogger({ level: 'warn', destination: sync() });
 let requests = 0;
 const rows = [
-  ["the service's line (pino), one write per line", cost(service(sync()))],
-  ["the service's line (pino), written 4 KiB at a time", cost(service(batched()))],
-  ['a line built by hand, one write per line', cost(byHand((s) => writeSync(fd, s)))],
+  ["the service's line (OneLinePerRequest), one write per line", cost(service(sync()))],
+  ["the service's line (OneLinePerRequest), written 4 KiB at a time", cost(service(batched()))],
+  ["the same line through pino's log method, one write per line", cost(throughPino(sync()))],
+  ["the same line through pino's log method, written 4 KiB at a time", cost(throughPino(batched()))],
+  ['the least: a template string, written with fs.writeSync', cost(byHand((s) => writeSync(fd, s)))],
   [
-    'a line built by hand, written 4 KiB at a time',
+    'the least: a template string, written 4 KiB at a time',
     cost(
       byHand(
         (
@@ -66,6 +80,8 @@ const rows = [
       ),
     ),
   ],
+  ["the line's timestamp: pino's isoTime", cost(pino.stdTimeFunctions.isoTime)],
+  ["the line's timestamp: isoTimeBySecond", cost(isoTimeBySecond())],
   [
     "a request's logger: a child of the service's root logger, as Fastify makes one",
     cost(() => root.child({ requestId: `r${requests++}` }, {})),

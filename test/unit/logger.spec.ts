@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 
 import { QueryFailedError } from 'typeorm';
 
-import { createRootLogger, errorWithoutValues } from '../../src/common/logging/logger';
+import { createRootLogger, errorWithoutValues, OneLinePerRequest } from '../../src/common/logging/logger';
 
 function capture() {
   const lines: string[] = [];
@@ -62,5 +62,77 @@ describe('errorWithoutValues', () => {
       message: 'x is not a function',
       stack: expect.any(String),
     });
+  });
+});
+
+describe('OneLinePerRequest', () => {
+  const instant = Date.UTC(2026, 10, 26, 13, 16, 43, 7);
+  beforeAll(() => jest.useFakeTimers({ now: instant }));
+  afterAll(() => jest.useRealTimers());
+
+  type Line = [request: Record<string, unknown>, reply: { statusCode: number; elapsedTime: number }];
+
+  /** The line OneLinePerRequest writes, and the one pino writes for the same request through its serializers. */
+  function bothLines(level: 'debug' | 'info' | 'warn', [request, reply]: Line) {
+    const ours = capture();
+    new OneLinePerRequest(createRootLogger({ level, destination: ours.destination })).requestCompleted(
+      null,
+      request as never,
+      reply as never,
+    );
+    const pinos = capture();
+    const lines = createRootLogger({ level, destination: pinos.destination }).child({}, { redact: { paths: [] } });
+    const status = reply.statusCode;
+    const health = String(request.url).startsWith('/health') && request.routeOptions !== undefined;
+    const method = health ? (status < 500 ? 'debug' : 'warn') : status >= 500 ? 'error' : 'info';
+    const responseTime = Math.round(reply.elapsedTime * 10) / 10;
+    lines[method]({ requestId: request.id, req: request, res: reply, responseTime }, 'request completed');
+    return { ours: ours.lines, pinos: pinos.lines };
+  }
+
+  const request = (url: string, extra: Record<string, unknown> = {}) => ({
+    id: '370ebc03-905c-4279-bce2-14cad6b1fb83',
+    method: 'GET',
+    url,
+    ip: '127.0.0.1',
+    routeOptions: { url: undefined },
+    ...extra,
+  });
+
+  it.each<[string, Line]>([
+    ['a 404 on an unknown path', [request('/no/such/route'), { statusCode: 404, elapsedTime: 0.4123 }]],
+    ['a query string, left out', [request('/planets?limit=5&api_key=x'), { statusCode: 200, elapsedTime: 12.06 }]],
+    [
+      'a key-shaped path, scrubbed',
+      [request('/auth/regions/rk_live_abc123DEF456ghi789'), { statusCode: 404, elapsedTime: 1 }],
+    ],
+    [
+      'quotes, backslashes and control characters',
+      [request('/a"b\\c\u0001d\u2028é'), { statusCode: 404, elapsedTime: 3 }],
+    ],
+    ['an id that needs escaping', [request('/x', { id: 'a"\\b' }), { statusCode: 400, elapsedTime: 0 }]],
+    ['no address (a socket already gone)', [request('/x', { ip: undefined }), { statusCode: 499, elapsedTime: 2 }]],
+    ['an IPv6 address', [request('/x', { ip: '::ffff:10.0.0.1' }), { statusCode: 201, elapsedTime: 5.55 }]],
+    ['a 500', [request('/me', { method: 'POST' }), { statusCode: 503, elapsedTime: 30001.25 }]],
+    ['a response time that is not a number', [request('/x'), { statusCode: 200, elapsedTime: Number.NaN }]],
+    [
+      'a health probe',
+      [request('/health/ready', { routeOptions: { url: '/health/ready' } }), { statusCode: 200, elapsedTime: 1 }],
+    ],
+    [
+      'a failing health probe',
+      [request('/health/ready', { routeOptions: { url: '/health/ready' } }), { statusCode: 503, elapsedTime: 1 }],
+    ],
+  ])('writes the same line as pino would for %s', (_what, line) => {
+    for (const level of ['debug', 'info', 'warn'] as const) {
+      const { ours, pinos } = bothLines(level, line);
+      expect(ours).toEqual(pinos);
+    }
+    expect(bothLines('debug', line).ours).toHaveLength(1);
+  });
+
+  it('writes nothing below the logger level', () => {
+    const { ours } = bothLines('warn', [request('/no/such/route'), { statusCode: 404, elapsedTime: 1 }]);
+    expect(ours).toEqual([]);
   });
 });

@@ -4,6 +4,8 @@ import pino, { DestinationStream, Logger } from 'pino';
 
 import type { LogFormat, LogLevel } from '../../config/app-config';
 import { pathOf } from '../http/location';
+import { isoTimeBySecond } from './iso-time';
+import { LinesPerTurn } from './lines-per-turn';
 import { scrubKeys } from './scrub';
 
 /**
@@ -44,21 +46,28 @@ export function createRootLogger({
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: undefined,
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeBySecond(),
     serializers: {
       err: errorWithoutValues,
-      // Only the path: a query string may carry something secret a client put there.
-      req: (req: { method: string; url: string; id?: string; ip?: string }) => ({
-        method: req.method,
-        path: scrubKeys(pathOf(req.url)),
-        remoteAddress: req.ip,
-      }),
+      req: requestFields,
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   };
   const pretty =
     format === 'pretty' || (format === 'auto' && development && destination === undefined && process.stdout.isTTY);
-  return pino(options, (pretty && prettyStream(destination)) || destination);
+  return pino(options, (pretty && prettyStream(destination)) || destination || standardOutput());
+}
+
+/** What a line says of a request. Only the path: a query string may carry something secret a client put there. */
+function requestFields(req: { method: string; url: string; ip?: string }) {
+  return { method: req.method, path: scrubKeys(pathOf(req.url)), remoteAddress: req.ip };
+}
+
+let stdout: LinesPerTurn | undefined;
+
+/** The one LinesPerTurn of the process's standard output, made when first asked for. */
+function standardOutput(): LinesPerTurn {
+  return (stdout ??= new LinesPerTurn());
 }
 
 /**
@@ -106,23 +115,35 @@ function stripValues(value: Record<string, unknown>, depth: number): Record<stri
   return clean;
 }
 
+const LEVELS = pino.levels.values as Record<'debug' | 'info' | 'warn' | 'error', number>;
+
 /**
  * One log line per request, when it ends: Fastify's default adds a second line when the
  * request arrives, which doubles the volume and says nothing the last line does not. The
  * line carries the request id, method, path, status and response time in milliseconds; a
  * response that failed on the wire is logged as an error, through the request's own logger.
  *
- * The other lines go through a child of the root logger without redaction: their
- * fields are the ones the serializers above build (method, scrubbed path, address, status)
- * and an id that requestIdOf has already checked, so there is nothing to redact, and
- * redaction's walk over every line was 40% of the line's cost (bench/RESULTS.md, "The cuts of the round at 3bc8360").
+ * The line of a completed request is written here, not by pino's log method, to the
+ * root logger's destination and with its timestamp: the same bytes as
+ * `lines.info({ requestId, req, res, responseTime }, 'request completed')` through the
+ * serializers above (test/unit/logger.spec.ts compares them). pino walks the object's keys,
+ * looks each one up among its serializers and escapes every string itself: 14 k of the 28 k
+ * instructions the line cost a 404, where the service's CPU per request may grow by 15% at
+ * most between `warn` and `info` (bench/RESULTS.md). Its fields are the ones `requestFields`
+ * builds and an id that requestIdOf has already checked, so there is nothing to redact.
  */
 export class OneLinePerRequest extends LogController {
   private readonly lines: Logger;
+  private readonly destination: { write(line: string): unknown };
+  private readonly time: () => string;
 
   constructor(root: Logger) {
     super({ requestIdLogLabel: 'requestId' });
+    // Without redaction: its walk over every line was 40% of the line's cost (bench/RESULTS.md,
+    // "The cuts of the round at 3bc8360").
     this.lines = root.child({}, { redact: { paths: [] } });
+    this.destination = (root as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym];
+    this.time = (root as unknown as Record<symbol, () => string>)[pino.symbols.timeSym];
   }
 
   override incomingRequest(): void {}
@@ -133,18 +154,23 @@ export class OneLinePerRequest extends LogController {
       reply.log.error({ req: request, res: reply, responseTime, err: error }, 'request errored');
       return;
     }
-    const log = this.lines;
-    const line = { requestId: request.id, req: request, res: reply, responseTime };
     const status = reply.statusCode;
     // Health probes come every few seconds from every orchestrator and load balancer: at
     // info they would drown the lines people read. A failing probe is a warning. The
     // address is looked at first: the route's options are an object Fastify builds anew
     // at each read.
-    if (request.url.startsWith('/health') && request.routeOptions.url?.startsWith('/health')) {
-      if (status < 500) log.debug(line, 'request completed');
-      else log.warn(line, 'request completed');
-    } else if (status >= 500) log.error(line, 'request completed');
-    else log.info(line, 'request completed');
+    const level =
+      request.url.startsWith('/health') && request.routeOptions.url?.startsWith('/health')
+        ? status < 500
+          ? LEVELS.debug
+          : LEVELS.warn
+        : status >= 500
+          ? LEVELS.error
+          : LEVELS.info;
+    if (level < this.lines.levelVal) return;
+    this.destination.write(
+      `{"level":${level}${this.time()},"requestId":${JSON.stringify(request.id)},"req":${JSON.stringify(requestFields(request))},"res":{"statusCode":${status}},"responseTime":${Number.isFinite(responseTime) ? responseTime : null},"msg":"request completed"}\n`,
+    );
   }
 }
 
