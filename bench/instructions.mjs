@@ -21,12 +21,11 @@
 //   BENCH_PATH=/auth/regions/me node bench/instructions.mjs LOG_LEVEL=info
 //
 // DATABASE_URL: the server to make the run's database on (this machine's by default).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { callgrind, countWindows, jitNames, windowsLine } from './lib/callgrind.mjs';
 import { freePort } from './lib/processes.mjs';
 import { median } from './lib/report.mjs';
 import { withClient } from './lib/seed.mjs';
@@ -42,91 +41,16 @@ const warm = env.BENCH_WARM === '1';
 const { settings, label, path, pathHeaders, serverUrl, dbName, base, warmUp } = settingPairRun('instructions');
 const dumps = env.BENCH_DUMPS ?? mkdtempSync(join(tmpdir(), 'instructions-'));
 
-/** Sends `count` GET requests on kept-alive connections, `concurrency` at a time; resolves to the statuses seen. */
-async function drive(url, headers, count, concurrency = 4) {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const statuses = {};
-  let sent = 0;
-  const one = () =>
-    new Promise((resolve, reject) => {
-      request(url, { agent, headers }, (res) => {
-        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
-        res.resume().on('end', resolve);
-      })
-        .on('error', reject)
-        .end();
-    });
-  const worker = async () => {
-    while (sent < count) {
-      sent++;
-      await one();
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  agent.destroy();
-  return statuses;
-}
-
-// valgrind names its control pipes after HOST, which startNode sets for the service.
-const control = (command, service) =>
-  execFileSync('callgrind_control', [command, String(service.child.pid)], {
-    env: { ...env, HOST: '127.0.0.1' },
-    stdio: 'ignore',
+const measure = (service) =>
+  countWindows(service, {
+    dumps,
+    path,
+    headers: pathHeaders,
+    warmUp: [...(warm ? warmUp : []), [path, pathHeaders]],
+    warmRequests,
+    windows,
+    requests,
   });
-
-/**
- * Instructions of one window in calls to V8's runtime for an object literal's computed key.
- * Some services build process.nextTick's tick object there, for their whole life (about 38 k
- * instructions per request on the unknown path, against under 2 k in the others; bench/RESULTS.md,
- * "A state some services fall into"): counts compare only between services in the same state.
- */
-function literalRuntime(dump) {
-  let total = 0;
-  let callee = '';
-  let costFollows = false;
-  for (const line of dump.split('\n')) {
-    if (costFollows) {
-      costFollows = false;
-      if (callee.includes('Runtime_DefineKeyedOwnPropertyInLiteral')) total += Number(line.split(' ')[1]);
-    } else if (line.startsWith('cfn=')) callee = line;
-    else if (line.startsWith('calls=')) costFollows = true;
-  }
-  return total;
-}
-
-/** What the process has run since its counters were last zeroed (callgrind's dump): all instructions, and those of literalRuntime. */
-function instructionsSinceZero(service) {
-  const pid = service.child.pid;
-  const before = new Set(readdirSync(dumps));
-  control('--dump', service);
-  const file = readdirSync(dumps).find((name) => !before.has(name) && name.startsWith(`callgrind.${pid}.`));
-  const dump = readFileSync(join(dumps, file), 'utf8');
-  return { instructions: Number(/^summary: (\d+)/m.exec(dump)[1]), literal: literalRuntime(dump) };
-}
-
-async function measure(service) {
-  if (warm) for (const [p, headers] of warmUp) await drive(service.url + p, headers, warmRequests);
-  await drive(service.url + path, pathHeaders, warmRequests);
-  const perRequest = [];
-  const literal = [];
-  let statuses;
-  for (let w = 0; w < windows; w++) {
-    control('--zero', service);
-    statuses = await drive(service.url + path, pathHeaders, requests);
-    const counted = instructionsSinceZero(service);
-    perRequest.push(counted.instructions / requests);
-    literal.push(counted.literal / requests);
-  }
-  // A service in that state runs more than 10 k instructions a request there; one that is not, under 2 k.
-  const literalPerRequest = median(literal);
-  return {
-    perRequest,
-    statuses,
-    pid: service.child.pid,
-    slowLiteral: literalPerRequest > 10_000,
-    literal: literalPerRequest,
-  };
-}
 
 const started = [];
 await withClient(serverUrl, (db) => db.query(`CREATE DATABASE "${dbName}"`));
@@ -134,16 +58,8 @@ try {
   const start = async (overrides) => {
     const service = await startServed(root, {
       env: { ...base, METRICS_PORT: String(await freePort()), ...overrides },
-      wrapper: [
-        'valgrind',
-        '--tool=callgrind',
-        '--collect-atstart=no',
-        '--compress-strings=no',
-        '--toggle-collect=node::http_parser::Parser::OnStreamRead*',
-        `--callgrind-out-file=${dumps}/callgrind.%p`,
-      ],
-      // V8's own log, which the map turns on, goes with the dumps, not into the working directory.
-      nodeArgs: env.BENCH_DUMPS ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${dumps}/v8.log`] : [],
+      wrapper: callgrind(dumps, ['--collect-atstart=no', '--toggle-collect=node::http_parser::Parser::OnStreamRead*']),
+      nodeArgs: jitNames(dumps, env.BENCH_DUMPS),
       timeoutMs: 600_000,
     });
     started.push(service);
@@ -174,13 +90,7 @@ try {
   const medians = {};
   for (const [name, list] of Object.entries(results)) {
     medians[name] = median(list.flatMap((r) => r.perRequest));
-    const each = list
-      .map(
-        (r) =>
-          `${r.perRequest.map((n) => (n / 1000).toFixed(1)).join(', ')} (pid ${r.pid}; ` +
-          `tick literal in V8's runtime: ${(r.literal / 1000).toFixed(1)} k${r.slowLiteral ? ', SLOW STATE' : ''})`,
-      )
-      .join(' | ');
+    const each = list.map(windowsLine).join(' | ');
     const statuses = JSON.stringify(list[0].statuses);
     console.log(
       `  ${name.padEnd(17)} ${(medians[name] / 1000).toFixed(1)} k instructions per request (median; windows: ${each}; statuses ${statuses})`,
