@@ -8,7 +8,9 @@
 // nor PostgreSQL's. Each server runs BENCH_WARM_REQUESTS requests of each kind `npm run bench`
 // sends (BENCH_WARM=1) or of the path only, then BENCH_WINDOWS windows of BENCH_REQUESTS.
 // Under callgrind a server runs some hundred times slower: about fifteen minutes on the region
-// path. BENCH_DUMPS=<folder> keeps the dumps, with Node's /tmp/perf-<pid>.map naming the JIT
+// path. So the counts are of processes early in their lives, when the Nest servers promote far
+// more of each request to V8's old generation than they do later (bench/RESULTS.md): compare
+// them with `npm run bench`'s CPU per request, not in place of it. BENCH_DUMPS=<folder> keeps the dumps, with Node's /tmp/perf-<pid>.map naming the JIT
 // code's addresses in them.
 //
 //   node bench/instructions-servers.mjs                          (GET /auth/regions/me, 5 keys)
