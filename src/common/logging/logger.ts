@@ -125,23 +125,19 @@ const LEVELS = pino.levels.values as Record<'debug' | 'info' | 'warn' | 'error',
  *
  * The line of a completed request is written here, not by pino's log method, to the
  * root logger's destination and with its timestamp: the same bytes as
- * `lines.info({ requestId, req, res, responseTime }, 'request completed')` through the
- * serializers above (test/unit/logger.spec.ts compares them). pino walks the object's keys,
- * looks each one up among its serializers and escapes every string itself: 14 k of the 28 k
- * instructions the line cost a 404, where the service's CPU per request may grow by 15% at
+ * `info({ requestId, req, res, responseTime }, 'request completed')` on a child of the root
+ * logger without redaction, through the serializers above (test/unit/logger.spec.ts
+ * compares them). pino walks the object's keys, looks each one up among its serializers and
+ * escapes every string itself: 14 k of the 28 k instructions the line cost a 404, where the service's CPU per request may grow by 15% at
  * most between `warn` and `info` (bench/RESULTS.md). Its fields are the ones `requestFields`
  * builds and an id that requestIdOf has already checked, so there is nothing to redact.
  */
 export class OneLinePerRequest extends LogController {
-  private readonly lines: Logger;
   private readonly destination: { write(line: string): unknown };
   private readonly time: () => string;
 
-  constructor(root: Logger) {
+  constructor(private readonly root: Logger) {
     super({ requestIdLogLabel: 'requestId' });
-    // Without redaction: its walk over every line was 40% of the line's cost (bench/RESULTS.md,
-    // "The cuts of the round at 3bc8360").
-    this.lines = root.child({}, { redact: { paths: [] } });
     this.destination = (root as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym];
     this.time = (root as unknown as Record<symbol, () => string>)[pino.symbols.timeSym];
   }
@@ -159,15 +155,11 @@ export class OneLinePerRequest extends LogController {
     // info they would drown the lines people read. A failing probe is a warning. The
     // address is looked at first: the route's options are an object Fastify builds anew
     // at each read.
-    const level =
-      request.url.startsWith('/health') && request.routeOptions.url?.startsWith('/health')
-        ? status < 500
-          ? LEVELS.debug
-          : LEVELS.warn
-        : status >= 500
-          ? LEVELS.error
-          : LEVELS.info;
-    if (level < this.lines.levelVal) return;
+    const probe = request.url.startsWith('/health') && request.routeOptions.url?.startsWith('/health');
+    let level: number;
+    if (probe) level = status < 500 ? LEVELS.debug : LEVELS.warn;
+    else level = status >= 500 ? LEVELS.error : LEVELS.info;
+    if (level < this.root.levelVal) return;
     this.destination.write(
       `{"level":${level}${this.time()},"requestId":${JSON.stringify(request.id)},"req":${JSON.stringify(requestFields(request))},"res":{"statusCode":${status}},"responseTime":${Number.isFinite(responseTime) ? responseTime : null},"msg":"request completed"}\n`,
     );
