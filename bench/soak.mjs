@@ -4,7 +4,9 @@
 // Every minute it reports requests, errors, p50/p99 latency, the server's resident memory
 // and its connections to the database; at the end it compares table counts with what the
 // client made. It exits non-zero on any error (a 5xx, any status other than the one
-// expected, a failed request, an error logged by the server) or count mismatch. The routes
+// expected, a failed request, an error logged by the server) or count mismatch. One 5xx is
+// part of the contract: an upload that finds every store slot taken is refused with 503 and
+// Retry-After; the client waits and sends it again, and counts those refusals. The routes
 // are the server's own (its OpenAPI document): a route without an operation below stops
 // the soak before it starts, and one that no request reached fails it.
 //
@@ -113,6 +115,15 @@ const exited = new Promise((resolve) =>
   server.once('exit', (code, signal) => resolve((serverExit = { code, signal }))),
 );
 const serverErrors = [];
+let busyUploadLines = 0;
+function isBusyUploadLine(line) {
+  try {
+    const { req, res } = JSON.parse(line);
+    return req?.method === 'POST' && /^\/planets\/\d+\/image$/.test(req.path) && res?.statusCode === 503;
+  } catch {
+    return false;
+  }
+}
 for (const stream of [server.stdout, server.stderr]) {
   createInterface({ input: stream }).on('line', (line) => {
     let level = 0;
@@ -121,7 +132,12 @@ for (const stream of [server.stdout, server.stderr]) {
     } catch {
       level = stream === server.stderr ? 50 : 0;
     }
-    if (level >= 50) serverErrors.push(line.slice(0, 500));
+    if (level < 50) return;
+    // An upload refused because every store slot was taken is answered 503 by design and
+    // logged at error like any 5xx; the client counts those refusals (uploadsBusy) and the
+    // two counts must agree.
+    if (isBusyUploadLine(line)) busyUploadLines++;
+    else serverErrors.push(line.slice(0, 500));
   });
 }
 const base = `http://127.0.0.1:${port}`;
@@ -457,6 +473,7 @@ const OPERATIONS = [
         method: 'POST',
         ...form(image),
         auth: asUser(p.owner),
+        retryWhenBusy: true,
       });
       if (res) p.hasImage = true;
       release(p);
@@ -520,25 +537,43 @@ const errorKinds = new Map();
 /** The routes requests went to: a call's name is its route, then what sets it apart in parentheses. */
 const requested = new Set();
 
-/** One request; counts it, and returns { body, etag } only when its status is the expected one. */
-async function call(name, expected, path, { method = 'GET', body, headers = {}, apiKey, auth } = {}) {
+/** Refusals for want of a free store slot that the upload client waited out and sent again. */
+let uploadsBusy = 0;
+const BUSY_RETRIES = 5;
+
+/**
+ * One request; counts it, and returns { body, etag } only when its status is the expected one.
+ * With `retryWhenBusy`, a 503 `unavailable` problem with Retry-After (the server sheds an
+ * upload when all its store slots are taken) is waited out and sent again, up to
+ * BUSY_RETRIES times, as a client that reads the answer would; each is counted in uploadsBusy.
+ */
+async function call(name, expected, path, { method = 'GET', body, headers = {}, apiKey, auth, retryWhenBusy } = {}) {
   requested.add(name.replace(/ \(.+\)$/, ''));
   const started = performance.now();
   const bucket = current();
   let status = 0;
   let text = '';
   let etag = null;
-  try {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      body,
-      headers: { ...headers, ...(apiKey ? { 'x-api-key': apiKey } : {}), ...(auth ? { authorization: auth } : {}) },
-    });
-    status = res.status;
-    etag = res.headers.get('etag');
-    text = res.headers.get('content-type')?.includes('json') ? await res.text() : (await res.arrayBuffer(), '');
-  } catch (err) {
-    text = String(err?.cause ?? err);
+  for (let attempt = 0; ; attempt++) {
+    let retryAfter = null;
+    try {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        body,
+        headers: { ...headers, ...(apiKey ? { 'x-api-key': apiKey } : {}), ...(auth ? { authorization: auth } : {}) },
+      });
+      status = res.status;
+      etag = res.headers.get('etag');
+      retryAfter = res.headers.get('retry-after');
+      text = res.headers.get('content-type')?.includes('json') ? await res.text() : (await res.arrayBuffer(), '');
+    } catch (err) {
+      status = 0;
+      text = String(err?.cause ?? err);
+    }
+    const busy = status === 503 && retryAfter !== null && text.includes('"type":"/problems/unavailable"');
+    if (!(retryWhenBusy && busy && attempt < BUSY_RETRIES)) break;
+    uploadsBusy++;
+    await new Promise((resume) => setTimeout(resume, Number(retryAfter) * 1000));
   }
   bucket.latencies.push(performance.now() - started);
   if (!expected.includes(status)) {
@@ -680,6 +715,8 @@ if (exit.code !== 0) {
   failed = true;
   console.log(`server exit after SIGTERM: ${JSON.stringify(exit)}`);
 }
+// Read once the server has gone, so that its last lines are in.
+failed ||= busyUploadLines !== uploadsBusy;
 
 const totals = minutes.reduce((t, m) => ({ requests: t.requests + m.latencies.length, errors: t.errors + m.errors }), {
   requests: 0,
@@ -689,6 +726,10 @@ const rss = minutes.flatMap((m) => m.rss);
 console.log(
   `\n${totals.requests} requests, ${totals.errors} errors, ${serverErrors.length} server error lines; ` +
     `rss first ${rss[0]?.toFixed(1)} MB, last ${rss[rss.length - 1]?.toFixed(1)} MB, max ${Math.max(...rss).toFixed(1)} MB`,
+);
+console.log(
+  `uploads refused for want of a store slot and sent again after Retry-After: ${uploadsBusy} ` +
+    `(server lines of them: ${busyUploadLines}${busyUploadLines === uploadsBusy ? '' : ', MISMATCH'})`,
 );
 for (const [kind, { count, body }] of errorKinds) console.log(`error: ${count} × ${kind} ${body}`);
 for (const line of serverErrors.slice(0, 10)) console.log(`server: ${line}`);
