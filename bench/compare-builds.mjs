@@ -1,7 +1,7 @@
 // `node bench/compare-builds.mjs <other checkout>`: this checkout's built service against
 // another checkout's (built too: `npm ci && npm run build` there), both on one PostgreSQL
 // database and Redis, on the hot paths (GET /auth/regions/me with an API key, GET /me with
-// Bearer, GET /planets) and on start-up to the first healthy /health. Rounds interleave the
+// Bearer and with Basic, GET /planets) and on start-up to the first healthy /health. Rounds interleave the
 // two, and who goes first alternates; a ratio is the median of the per-round ratios of this
 // build to the other (req/s; CPU per request, the other's over this one's; start-up, this
 // one's over the other's), which other work on a shared machine disturbs far less than the
@@ -77,6 +77,7 @@ try {
   const scenarios = [
     { name: 'GET /auth/regions/me, API key', path: '/auth/regions/me', headers: { 'x-api-key': last.key } },
     { name: 'GET /me, Bearer', path: '/me', headers: { authorization: `Bearer ${user.token}` } },
+    { name: 'GET /me, Basic (warm)', path: '/me', headers: { authorization: user.basic } },
     { name: `GET /planets?limit=100 (${fmt.int(PLANETS)} planets)`, path: '/planets?limit=100' },
   ];
   console.log(

@@ -176,4 +176,24 @@ describe('canonicalEmail, properties', () => {
       propertyRuns(2000),
     );
   });
+
+  it('answers from memory exactly as checkEmail does, for inputs of any length, valid or refused, asked in any order', () => {
+    const anything = fc.oneof(
+      address,
+      address.chain(variantOf),
+      nastyString,
+      fc.string({ maxLength: 400 }).map((s) => `${s}@example.com`),
+    );
+    const expected = (input: string) => {
+      const checked = checkEmail(input);
+      return checked.ok ? checked.canonical : null;
+    };
+    fc.assert(
+      fc.property(fc.array(anything, { minLength: 1, maxLength: 20 }), (inputs) => {
+        // Each input twice, the second time after the others: remembered answers must not mix.
+        for (const input of [...inputs, ...inputs.reverse()]) expect(canonicalEmail(input)).toBe(expected(input));
+      }),
+      propertyRuns(300),
+    );
+  });
 });
