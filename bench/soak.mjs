@@ -570,7 +570,8 @@ async function call(name, expected, path, { method = 'GET', body, headers = {}, 
       status = 0;
       text = String(err?.cause ?? err);
     }
-    const busy = status === 503 && retryAfter !== null && text.includes('"type":"/problems/unavailable"');
+    // Only the store-slot refusal: another 503 (a database that is down) stays an error.
+    const busy = status === 503 && retryAfter !== null && text.includes('Too many uploads are being stored');
     if (!(retryWhenBusy && busy && attempt < BUSY_RETRIES)) break;
     uploadsBusy++;
     await new Promise((resume) => setTimeout(resume, Number(retryAfter) * 1000));
