@@ -1,8 +1,8 @@
 /**
  * The dependency rules of src/ (`npm run lint:deps`, part of `npm test`). Folders under src/
  * are features (region-keys, users, auth, celestial-bodies, health, ...) except the shared
- * ones below them: common/, config/, database/. The README's "Adding a module" lists the
- * same rules in prose.
+ * ones below them: common/, config/, database/. docs/development.md, "Adding a module", lists
+ * the same rules in prose.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const SHARED = '^src/(common|config|database)/';

@@ -8,13 +8,12 @@
 // writes it into bench/RESULTS.md under `## <BENCH_LABEL>`.
 //
 //   npm run bench
-//   BENCH_LABEL=After npm run bench           section of RESULTS.md to (re)write (default: Latest run)
+//   BENCH_LABEL=Label npm run bench           section of RESULTS.md to (re)write (default: Latest run)
 //   BENCH_SCENARIOS=1,3,5 npm run bench       some scenarios only (no RESULTS.md then)
 //   BENCH_PROFILE=1 npm run bench             CPU profile of the service under scenarios 1, 3, 5 (or BENCH_SCENARIOS)
 //   BENCH_ROUNDS=5 BENCH_SECONDS=2 BENCH_CONNECTIONS=32 BENCH_LOAD=wrk|autocannon
 //   BENCH_SETTLE_SECONDS=10                   the first scenario once more for every server before any round
-//   BENCH_BASELINE=../other-checkout npm run bench   also this build against that one's dist/ on scenario 1 (interleaved);
-//     BENCH_BASELINE_SCENARIO=3 compares on another scenario
+//   node bench/compare-builds.mjs ../other-checkout   this build against another one (see that file)
 //   DATABASE_URL=postgres://…  REDIS_URL=redis://…   (defaults: this machine's)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -50,8 +49,6 @@ const SETTLE_SECONDS = Number(env.BENCH_SETTLE_SECONDS ?? 10);
 const PROFILE = Boolean(env.BENCH_PROFILE);
 const SELECTED = env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()) ?? (PROFILE ? ['1', '3', '5'] : null);
 const LABEL = env.BENCH_LABEL ?? 'Latest run';
-const BASELINE = env.BENCH_BASELINE;
-const BASELINE_SCENARIO = env.BENCH_BASELINE_SCENARIO ?? '1';
 const PLANETS = 10_000;
 const OTHER_KEYS = 100_000;
 const INTRO = `
@@ -203,10 +200,9 @@ try {
     await warmUp(scenarios, targetsOf);
     // Then every server of the first scenario serves it SETTLE_SECONDS more. A Nest server
     // promotes several times more of each request to V8's old generation in its first tens
-    // of thousands of requests than later (RESULTS.md), and the scenario measured first read
-    // that early life: the service's CPU per request on it fell by a third, with the same
-    // code, when this step was added. The same for every server; a service in production
-    // spends nearly all its life past that point.
+    // of thousands of requests than later, so without this the scenario measured first would
+    // measure that early life rather than the code. The same for every server; a service in
+    // production spends nearly all its life past that point.
     const first = scenarios.find((scenario) => !scenario.before);
     for (const target of first ? targetsOf(first) : []) {
       await drive(target, first, SETTLE_SECONDS);
@@ -263,7 +259,6 @@ try {
     const basicBurst = await firstBasicRequests(service.url);
     const logging = await loggingCost(scenarios);
     const metrics = await metricsCost(scenarios);
-    const baseline = await baselineCost(scenarios);
     // The service has run everything the bench asks of it, metrics on, as in production.
     // It idles while the pairs above are compared, and V8 gives memory back when idle: the
     // target is checked against the highest of the three readings, not the last.
@@ -326,14 +321,6 @@ try {
         atMost: 0.05,
         note: fmt.ratio(metrics.cheap.cpu),
       }),
-      ...(baseline
-        ? [
-            check(`${BASELINE_SCENARIO}: this build against BENCH_BASELINE: throughput lost`, baseline.rps, {
-              atMost: 0.03,
-              note: fmt.ratio(baseline.cpu),
-            }),
-          ]
-        : []),
       check('Resident memory, highest after the scenarios, a repeat and the whole bench (metrics on)', rssHighest, {
         atMost: 250,
         unit: ' MB',
@@ -370,14 +357,6 @@ try {
         `unknown path: ${pct(metrics.cheap.rps)} fewer req/s, ${pct(metrics.cheap.cpu)} more CPU per request; ` +
           `GET /auth/regions/me: ${pct(metrics.region.rps)} fewer req/s, ${pct(metrics.region.cpu)} more CPU per request`,
       ],
-      ...(baseline
-        ? [
-            [
-              `This build against BENCH_BASELINE (${BASELINE})`,
-              `scenario ${BASELINE_SCENARIO}: ${pct(baseline.rps)} fewer req/s, ${pct(baseline.cpu)} more CPU per request`,
-            ],
-          ]
-        : []),
       [
         'Resident memory of the service',
         `${fmt.int(rssAfterRun)} MB after the scenarios, ${fmt.int(rssAfterRepeat)} MB after a repeat (${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} MB), ` +
@@ -540,21 +519,6 @@ function metricsCost(scenarios) {
   ).then(cheapAndRegion);
 }
 
-/**
- * BENCH_BASELINE=<a checkout of another commit, built>: what this build loses against that
- * one on scenario 1 (or BENCH_BASELINE_SCENARIO), on the same database (pairCost), e.g. the
- * cost of a change to the region path measured against the commit before it.
- */
-async function baselineCost(scenarios) {
-  if (!BASELINE) return null;
-  const startBaseline = async () =>
-    startServed(BASELINE, { env: serviceEnv({ METRICS_PORT: String(await freePort()) }) });
-  const { [BASELINE_SCENARIO]: result } = await pairCost(() => startService(), startBaseline, scenarios, [
-    BASELINE_SCENARIO,
-  ]);
-  return result;
-}
-
 /** Drives `targets(scenario)` once through every scenario that needs no set-up of its own, for WARMUP_SECONDS each. */
 async function warmUp(scenarios, targets) {
   for (const scenario of scenarios.filter((s) => !s.before)) {
@@ -569,10 +533,9 @@ async function warmUp(scenarios, targets) {
  * What `a` costs against `b` on each scenario of `ids`, by id: throughput lost, and CPU per
  * request added. Two processes of each start afresh and first serve every scenario once, so
  * that all have the same history: a process that has served every route runs its cheapest
- * one slower than one that has only ever served that route (in one run, the long-running
- * service spent a quarter more CPU on the unknown path than a fresh one), so comparing the
- * long-running service with a fresh one measures its history, not the setting. Two of each,
- * because two processes of one build differ by a few per cent on the cheapest path.
+ * one slower than one that has only ever served that route, so comparing the long-running
+ * service with a fresh one would measure its history, not the setting. Two of each, because
+ * two processes of one build differ by a few per cent on the cheapest path.
  */
 async function pairCost(startA, startB, scenarios, ids) {
   const a = [keep(await startA()), keep(await startA())];

@@ -1,4 +1,4 @@
-// Child processes of the benchmark: the service, the reference, the bare hello.
+// Child processes of the benchmark: the service and the servers it is compared with.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -17,22 +17,13 @@ export function freePort() {
 /**
  * Starts `node <args>` with `env` and resolves, once `readyPath` answers 200, to
  * { child, port, url, startupMs, stop() }. startupMs runs from spawn to that first 200.
- * `wrapper` runs node under another program: ['valgrind', ...its options].
  */
-export async function startNode({
-  args,
-  env,
-  readyPath = '/health',
-  stdout = 'ignore',
-  timeoutMs = 60000,
-  wrapper = [],
-}) {
+export async function startNode({ args, env, readyPath = '/health', timeoutMs = 60000 }) {
   const port = await freePort();
   const started = performance.now();
-  const [command, ...before] = [...wrapper, process.execPath];
-  const child = spawn(command, [...before, ...args], {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', stdout, 'pipe'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -59,7 +50,6 @@ export async function startNode({
     port,
     url,
     startupMs,
-    stderr: () => stderr,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -40,20 +40,6 @@ export function summariseProfile(file, { top = 15 } = {}) {
   return `busy ${(busy / 1e6).toFixed(1)} s of CPU\nself time by package / file:\n${list(places)}\nfunctions:\n${list(functions)}`;
 }
 
-/** CPU per request by place (package, or file of the service), in µs of self time; idle left out. */
-export function perRequestByPlace(file, requests) {
-  const profile = JSON.parse(readFileSync(file, 'utf8'));
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const places = new Map();
-  profile.samples.forEach((id, i) => {
-    const { callFrame } = byId.get(id);
-    if (callFrame.functionName === '(idle)') return;
-    const place = placeOf(callFrame);
-    places.set(place, (places.get(place) ?? 0) + (profile.timeDeltas[i] ?? 0) / requests);
-  });
-  return places;
-}
-
 if (process.argv[1] === new URL(import.meta.url).pathname) {
   for (const file of process.argv.slice(2)) console.log(`${file}\n${summariseProfile(file, { top: 25 })}\n`);
 }

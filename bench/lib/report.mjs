@@ -1,4 +1,5 @@
-// Medians, the targets of the issue, and the Markdown that goes into bench/RESULTS.md.
+// Medians, the checks against the performance targets, and the Markdown that goes into
+// bench/RESULTS.md.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 export const median = (values) => {

@@ -57,10 +57,9 @@ export async function measure(load, server, spec) {
  * Makes the database on `env`'s DATABASE_URL (migrations, and the region of
  * INITIAL_REGION_API_KEY) with a service started for it and stopped again; resolves to that
  * service's start-up time. The services measured next start on a made database, as every
- * instance of a deploy but the one that migrates does: that one has, in every run so far, run
- * a quarter more instructions per request on the unknown path for as long as it lived (a state
- * other processes fall into only sometimes; bench/instructions.mjs, bench/RESULTS.md), so
- * measuring it would measure its history, not the code.
+ * instance of a deploy but the one that migrates does. The process that ran the migrations
+ * can stay slower per request for as long as it lives, so measuring it would measure its
+ * history, not the code.
  */
 export async function makeDatabase(root, env) {
   const maker = await startServed(root, { env });

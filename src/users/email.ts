@@ -77,7 +77,7 @@ const REMEMBERED_INPUT_MAX_LENGTH = 320;
 /**
  * The canonical forms of the addresses canonicalised lately (false: refused). Basic sign-in
  * canonicalises the email of every request, and NFKC, IDNA both ways and validator's isEmail
- * were the largest part of that path's own work in a CPU profile. checkEmail is a pure
+ * would be the largest part of that path's own work. checkEmail is a pure
  * function, so its answer can be remembered; least recently used inputs go first.
  */
 const canonicalForms = new LRUCache<string, string | false>({ max: 1000 });

@@ -17,7 +17,7 @@ import { usesPostgresServer } from '../support/test-database';
 // not depend on the database, and the first pass, on the embedded one, has run it.
 const onFirstPass = usesPostgresServer() ? describe.skip : describe;
 
-/** What the scaffold writes outside src/comets/ (README, "Adding a module", lists these). */
+/** What the scaffold writes outside src/comets/ (docs/development.md, "Adding a module", lists these). */
 const OUTSIDE_THE_FOLDER = [
   'bench/soak.mjs',
   'openapi.json',

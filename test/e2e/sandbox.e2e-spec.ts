@@ -8,7 +8,7 @@ import { newUser } from '../support/users';
 
 /**
  * A live and a sandbox instance side by side, each on its own database (embedded, or with
- * DATABASE_URL a database each on that server), as the README says to deploy them.
+ * DATABASE_URL a database each on that server), as docs/operations.md says to deploy them.
  */
 const ORIGIN = 'https://app.example.org';
 const PUBLIC_BASE_URL = 'https://api.example.org';

@@ -32,9 +32,8 @@ const bearerToken = (request: FastifyRequest): string | null => {
  *
  * The token is checked by fast-jwt, not by passport-jwt's jsonwebtoken: its verifier is
  * built once, here, with the key and the checks prepared, and it remembers tokens it has
- * verified. A CPU profile put jsonwebtoken (with jws and jwa) at about 15 µs of a Bearer
- * request; side by side the change saves 2–3 µs of about 80 (bench/RESULTS.md, "The cuts of
- * the round at 3bc8360").
+ * verified. jsonwebtoken (with jws and jwa) checks its options and the key again on every
+ * call, work a Bearer request need not repeat.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {

@@ -128,8 +128,8 @@ const LEVELS = pino.levels.values as Record<'debug' | 'info' | 'warn' | 'error',
  * `info({ requestId, req, res, responseTime }, 'request completed')` on a child of the root
  * logger without redaction, through the serializers above (test/unit/logger.spec.ts
  * compares them). pino walks the object's keys, looks each one up among its serializers and
- * escapes every string itself: 14 k of the 28 k instructions the line cost a 404, where the service's CPU per request may grow by 15% at
- * most between `warn` and `info` (bench/RESULTS.md). Its fields are the ones `requestFields`
+ * escapes every string itself: about half of what the line costs on a 404, and `info` should
+ * add at most 15% to a request's CPU against `warn`. Its fields are the ones `requestFields`
  * builds and an id that requestIdOf has already checked, so there is nothing to redact.
  */
 export class OneLinePerRequest extends LogController {

@@ -60,8 +60,8 @@ export abstract class DomainError extends Error {
     readonly problemType: ProblemType,
     detail: string,
   ) {
-    // An expected answer (a 4xx), never logged with a stack: capturing one was the largest
-    // cost of refusing a request (CPU profile of 401s for malformed API keys).
+    // An expected answer (a 4xx), never logged with a stack: capturing one would be the
+    // largest cost of refusing a request, such as a malformed API key.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(detail);
