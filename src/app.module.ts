@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 
 import { AuthModule } from './auth';
 import { CelestialBodiesModule } from './celestial-bodies';
@@ -15,7 +15,8 @@ import { UsersModule } from './users';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `modules`: more to import besides the features (a test adds a module of its own). */
+  static forRoot(config: AppConfig, modules: Type[] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -26,10 +27,11 @@ export class AppModule {
         CommonModule,
         HealthModule,
         MetricsModule.forRoot(config),
-        RegionKeysModule.forServer(),
+        RegionKeysModule,
         UsersModule,
         AuthModule,
-        CelestialBodiesModule.forServer(),
+        CelestialBodiesModule,
+        ...modules,
       ],
     };
   }

@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
@@ -16,6 +17,7 @@ import { routerErrorHandler } from './common/problem/problem.filter';
 import { setupOpenApi } from './common/swagger/openapi';
 import { traceRequestIds } from './common/tracing/tracing';
 import { type AppConfig, NodeEnv } from './config/app-config';
+import { closeDatabaseOpenedWith } from './database/database.module';
 
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -23,10 +25,16 @@ export interface CreateAppOptions {
   config: AppConfig;
   /** Where logs go (stdout when absent); tests pass a stream to read them. */
   logDestination?: DestinationStream;
+  /** Modules the app imports besides its features; tests add one of their own. */
+  modules?: Type[];
 }
 
 /** Builds the whole HTTP application, initialised but not listening. Used by main and by tests. */
-export async function createApp({ config, logDestination }: CreateAppOptions): Promise<NestFastifyApplication> {
+export async function createApp({
+  config,
+  logDestination,
+  modules,
+}: CreateAppOptions): Promise<NestFastifyApplication> {
   const environmentHeaders = environmentHeadersOf(config.API_ENVIRONMENT);
   const logger = createRootLogger({
     level: config.LOG_LEVEL,
@@ -51,10 +59,29 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
     return503OnClosing: false,
     ...httpServerLimits(config),
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: new PinoNestLogger(logger),
-    abortOnError: false,
-  });
+  let app: NestFastifyApplication | undefined;
+  try {
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, modules), adapter, {
+      logger: new PinoNestLogger(logger),
+      abortOnError: false,
+    });
+    await prepare(app, config, environmentHeaders);
+    return app;
+  } catch (err) {
+    // A start that fails leaves nothing open, so that its caller (a test, or main, which
+    // logs the error and exits) is not held by a database nobody will close. When Nest
+    // itself failed there is no app to close, and only the database is known to be open.
+    await app?.close().catch(() => undefined);
+    await closeDatabaseOpenedWith(config);
+    throw err;
+  }
+}
+
+async function prepare(
+  app: NestFastifyApplication,
+  config: AppConfig,
+  environmentHeaders: ReturnType<typeof environmentHeadersOf>,
+): Promise<void> {
   registerHttpHooks(app.getHttpAdapter().getInstance(), {
     readForwardedFor: config.TRUST_PROXY !== false,
     environmentHeaders,
@@ -68,5 +95,4 @@ export async function createApp({ config, logDestination }: CreateAppOptions): P
   // JSON only: Fastify and Nest would also accept text/plain and form bodies, which
   // this API neither documents nor wants (415 instead).
   app.getHttpAdapter().getInstance().removeContentTypeParser(['text/plain', 'application/x-www-form-urlencoded']);
-  return app;
 }

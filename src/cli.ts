@@ -21,6 +21,16 @@ import { FEATURE_SETTINGS } from './feature-settings';
 import { REGION_KEYS_COMMANDS } from './region-keys';
 import { SANDBOX_COMMANDS } from './sandbox';
 
+/*
+ * Why not nest-commander, the usual NestJS way to write a command line: it builds the
+ * application context of the whole root module first and parses the arguments inside it,
+ * so every command, even `--help`, a typo or `key generate`, would open (and migrate) the
+ * database before saying anything. Here each command declares its options and the modules it
+ * needs (CliCommand): its arguments are checked by Node's own parseArgs before anything is
+ * opened, and only its modules are started. A feature adds commands by exporting a list of
+ * them from its index.ts and naming that list below; nothing else changes.
+ */
+
 /** Every command, in the order of the usage text. */
 const COMMANDS: CliCommand[] = [...REGION_KEYS_COMMANDS, ...SANDBOX_COMMANDS];
 

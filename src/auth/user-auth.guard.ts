@@ -1,5 +1,5 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { CanActivate, ExecutionContext, Injectable, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Strategy } from 'passport';
 
 import { authenticateWith } from '../common/auth';
@@ -14,12 +14,25 @@ import { JwtStrategy } from './strategies/jwt.strategy';
  * both schemes, whatever the reason, so the answer says nothing of which part was wrong.
  * Errors a strategy throws on purpose (429 for too many failed Basic attempts) pass as they are.
  * The strategies are this application's own instances (see authenticateWith).
+ *
+ * Nest makes the guard in the module of each controller that uses @UserAuth(), and that
+ * module need not import AuthModule: the strategies are found once, at start, as AuthModule's
+ * instances, never per request.
  */
 @Injectable()
-export class UserAuthGuard implements CanActivate {
-  private strategies?: Strategy[];
+export class UserAuthGuard implements CanActivate, OnModuleInit {
+  private strategies!: Strategy[];
 
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  onModuleInit(): void {
+    // An application context (the operator CLI) serves no routes, and need not hold AuthModule.
+    if (!this.adapterHost.httpAdapter) return;
+    this.strategies = [BasicStrategy, JwtStrategy].map((type) => this.moduleRef.get<Strategy>(type, { strict: false }));
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
@@ -31,9 +44,6 @@ export class UserAuthGuard implements CanActivate {
   }
 
   private authenticate(request: unknown, response: unknown): Promise<AuthenticatedUser | false> {
-    this.strategies ??= [BasicStrategy, JwtStrategy].map((type) =>
-      this.moduleRef.get<Strategy>(type, { strict: false }),
-    );
     return authenticateWith<AuthenticatedUser>(this.strategies, request, response);
   }
 }

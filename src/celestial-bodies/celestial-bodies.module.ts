@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 
 import { ConfigModule } from '../config';
 import { UsersModule } from '../users';
@@ -7,22 +7,19 @@ import { CelestialBodiesRepository } from './celestial-bodies.repository';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { CelestialBodiesSettings } from './celestial-bodies.settings';
 import { PlanetsController } from './planets.controller';
+import { PlanetsLookup } from './planets-lookup';
 import { SampleData, SampleSeeder } from './sample-data';
 import { UploadSlots } from './upload-slots';
 
-/** Planets and satellites of the Galaxy (tags "Planets" and "Celestial Bodies"). */
+/**
+ * Planets and satellites of the Galaxy (tags "Planets" and "Celestial Bodies"). One static
+ * module wherever it is imported: SampleData does its work only in the server (see there).
+ * Other features reach planets through PlanetsLookup.
+ */
 @Module({
   imports: [ConfigModule.forFeature(CelestialBodiesSettings), UsersModule],
   controllers: [PlanetsController, CelestialBodiesController],
-  providers: [CelestialBodiesRepository, CelestialBodiesService, SampleSeeder, UploadSlots],
-  exports: [SampleSeeder],
+  providers: [CelestialBodiesRepository, CelestialBodiesService, PlanetsLookup, SampleSeeder, SampleData, UploadSlots],
+  exports: [PlanetsLookup, SampleSeeder],
 })
-export class CelestialBodiesModule {
-  /**
-   * The server's: at start it also adds the sample planets when asked (SampleData). The
-   * operator CLI imports the plain module, whose commands must change only what they say.
-   */
-  static forServer(): DynamicModule {
-    return { module: CelestialBodiesModule, providers: [SampleData] };
-  }
-}
+export class CelestialBodiesModule {}

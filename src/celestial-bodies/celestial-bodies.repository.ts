@@ -94,6 +94,21 @@ export class CelestialBodiesRepository {
     );
   }
 
+  /** In the caller's transaction when given one. */
+  async planetExists(id: number, tx?: Transaction): Promise<boolean> {
+    const rows: unknown[] = await managerOf(tx, this.dataSource).query('SELECT 1 FROM planets WHERE id = $1', [id]);
+    return rows.length > 0;
+  }
+
+  /**
+   * SELECT 1 ... FOR SHARE: whether the planet exists, and if so it cannot be changed or
+   * deleted until the caller's transaction ends (sharePlanet without reading the row).
+   */
+  async holdPlanet(tx: Transaction, id: number): Promise<boolean> {
+    const rows: unknown[] = await managerOf(tx).query('SELECT 1 FROM planets WHERE id = $1 FOR SHARE', [id]);
+    return rows.length > 0;
+  }
+
   findPlanetCreatorId(id: number): Promise<Pick<Planet, 'id' | 'creatorId'> | null> {
     return this.dataSource.getRepository(Planet).findOne({ select: { id: true, creatorId: true }, where: { id } });
   }

@@ -2,4 +2,6 @@
 // (npm run lint:deps refuses any other way in).
 export { CelestialBodiesModule } from './celestial-bodies.module';
 export { CelestialBodiesSettings } from './celestial-bodies.settings';
+export { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
+export { PlanetsLookup } from './planets-lookup';
 export { SampleSeeder } from './sample-data';

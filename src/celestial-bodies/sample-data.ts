@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 
 import { AppConfig } from '../config';
 import { type Transaction, UnitOfWork } from '../database';
@@ -40,12 +41,17 @@ export class SampleSeeder {
  * asks for it on any database, false never (refused in a sandbox). Either way once per
  * database: the samples user marks it done, so samples someone deleted do not come back at the
  * next start (a sandbox gets them back with `cli sandbox reset`).
+ *
+ * Only in the server: an operator command's application context (the CLI) has no HTTP
+ * server, and its commands change only what they say. Told by the HTTP adapter, as
+ * InitialRegion does, so that the feature stays one static module wherever it is imported.
  */
 @Injectable()
 export class SampleData implements OnApplicationBootstrap {
   private readonly logger = new Logger(SampleData.name);
 
   constructor(
+    private readonly adapterHost: HttpAdapterHost,
     private readonly unitOfWork: UnitOfWork,
     private readonly repository: CelestialBodiesRepository,
     private readonly seeder: SampleSeeder,
@@ -54,6 +60,7 @@ export class SampleData implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (!this.adapterHost.httpAdapter) return;
     const setting = this.settings.SEED_SAMPLE_DATA;
     const automatic = setting === undefined;
     if (setting === false || (automatic && this.config.DATABASE_URL && !this.config.isSandbox)) return;

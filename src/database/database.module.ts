@@ -11,36 +11,66 @@ import { UnitOfWork } from './unit-of-work';
 
 const OPENED_DATABASE = Symbol('OPENED_DATABASE');
 
+/**
+ * The database each configuration's application opened and has not closed yet. An
+ * application whose start fails is never returned to its caller, so nobody could close it:
+ * createApp closes its database through this instead (closeDatabaseOpenedWith).
+ */
+const openedWith = new WeakMap<AppConfig, Promise<OpenedDatabase>>();
+
+async function closeOpened(opened: OpenedDatabase): Promise<void> {
+  if (opened.dataSource.isInitialized) await opened.dataSource.destroy();
+  await opened.embedded?.stop();
+}
+
+/** Closes the database that the application started with `config` opened, if it is still open. */
+export async function closeDatabaseOpenedWith(config: AppConfig): Promise<void> {
+  // Nest starts providers side by side: another's failure can end the start while the
+  // database is still opening, so this waits for the opening to end first.
+  const opening = openedWith.get(config);
+  openedWith.delete(config);
+  const opened = await opening?.catch(() => undefined);
+  if (opened) await closeOpened(opened);
+}
+
 /** Opens the database, runs the migrations under a lock, and closes it all again if either fails. */
+async function openAndMigrate(config: AppConfig): Promise<OpenedDatabase> {
+  const logger = new Logger('Database');
+  const opened = await openDatabase(config);
+  try {
+    await opened.dataSource.initialize();
+    const applied = await runMigrationsLocked(opened.dataSource);
+    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    logger.log(config.DATABASE_URL ? 'Connected to PostgreSQL' : `Embedded PostgreSQL in ${config.DATA_DIR}`);
+    return opened;
+  } catch (err) {
+    await closeOpened(opened);
+    throw err;
+  }
+}
+
 const openedDatabase: Provider = {
   provide: OPENED_DATABASE,
   inject: [AppConfig],
-  useFactory: async (config: AppConfig): Promise<OpenedDatabase> => {
-    const logger = new Logger('Database');
-    const opened = await openDatabase(config);
-    try {
-      await opened.dataSource.initialize();
-      const applied = await runMigrationsLocked(opened.dataSource);
-      if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
-      logger.log(config.DATABASE_URL ? 'Connected to PostgreSQL' : `Embedded PostgreSQL in ${config.DATA_DIR}`);
-      return opened;
-    } catch (err) {
-      if (opened.dataSource.isInitialized) await opened.dataSource.destroy();
-      await opened.embedded?.stop();
-      throw err;
-    }
+  useFactory: (config: AppConfig): Promise<OpenedDatabase> => {
+    const opening = openAndMigrate(config);
+    openedWith.set(config, opening);
+    return opening;
   },
 };
 
 class DatabaseLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(OPENED_DATABASE) private readonly opened: OpenedDatabase) {}
+  constructor(
+    @Inject(OPENED_DATABASE) private readonly opened: OpenedDatabase,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
     // Called after the HTTP server has stopped taking and finished serving requests, and
     // before TypeOrmModule's own shutdown, which then finds the DataSource destroyed: the
     // embedded database must stop after the DataSource, never before.
-    if (this.opened.dataSource.isInitialized) await this.opened.dataSource.destroy();
-    await this.opened.embedded?.stop();
+    openedWith.delete(this.config);
+    await closeOpened(this.opened);
   }
 }
 

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 
 import { AppConfig } from '../config';
 import { RegionKeysService } from './region-keys.service';
@@ -8,18 +9,28 @@ import { RegionKeysSettings } from './region-keys.settings';
  * Makes sure a fresh installation can be used: with no region in the database, creates
  * one with INITIAL_REGION_API_KEY, or (outside production) with a generated key that is
  * printed once to stdout.
+ *
+ * Only in the server: the operator CLI imports the same module in an application context,
+ * which has no HTTP server, and there `region create` on an empty database must make only the
+ * region it names. Told by the HTTP adapter rather than by a module that only the server
+ * imports: such a module would reach what this work uses (here the service and settings, for
+ * the sample data the planets' repository) through the feature's front door, offering it to
+ * every feature. Here the work stays in its feature, which is one static module, the same
+ * wherever it is imported.
  */
 @Injectable()
 export class InitialRegion implements OnApplicationBootstrap {
   private readonly logger = new Logger(InitialRegion.name);
 
   constructor(
+    private readonly adapterHost: HttpAdapterHost,
     private readonly regionKeys: RegionKeysService,
     private readonly config: AppConfig,
     private readonly settings: RegionKeysSettings,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (!this.adapterHost.httpAdapter) return;
     if (await this.regionKeys.hasAnyRegion()) return;
     const name = this.settings.initialRegionName;
     const presetKey = this.settings.INITIAL_REGION_API_KEY;

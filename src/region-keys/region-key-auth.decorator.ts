@@ -9,7 +9,7 @@ import {
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { HttpAdapterHost, Reflector } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef, Reflector } from '@nestjs/core';
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -38,15 +38,26 @@ const REGION_KEY_ROUTE = 'regionKeyRoute';
  * @RequiresPermission. Deny by default here too: a region-key route that declares no
  * permission is refused, so a forgotten decorator closes the route instead of opening it
  * to every key.
+ *
+ * Nest makes the guard in the module of each controller that uses @RegionKeyAuth(), and that
+ * module need not import RegionKeysModule: the strategy is not injected but found once, at
+ * start, as the application's one instance (RegionKeysModule's), never per request.
  */
 @Injectable()
-export class ApiKeyAuthGuard implements CanActivate {
+export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
   private readonly logger = new Logger(ApiKeyAuthGuard.name);
+  private strategy!: ApiKeyStrategy;
 
   constructor(
-    private readonly strategy: ApiKeyStrategy,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly moduleRef: ModuleRef,
     private readonly reflector: Reflector,
   ) {}
+
+  onModuleInit(): void {
+    // An application context (the operator CLI) serves no routes, and need not hold RegionKeysModule.
+    if (this.adapterHost.httpAdapter) this.strategy = this.moduleRef.get(ApiKeyStrategy, { strict: false });
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const required = this.reflector.get<Permission | undefined>(REQUIRED_PERMISSION, context.getHandler());
@@ -86,11 +97,11 @@ export const RequiresPermission = (permission: Permission) =>
 /**
  * Refuses a missing or malformed key (and a key of the other environment) in Fastify's last
  * hook before the handler, on the routes @RequiresPermission marks, and sends the 401 there:
- * through Nest's router, guards and exception layer the same refusal cost about a third more
- * CPU (bench/RESULTS.md, "The cuts of the round at 3bc8360"). Same check and answer as the strategy's,
- * which makes it again on any route this hook does not cover, and at the same point: after
- * the body is parsed, before any handler. A route that declares no permission is left to the
- * guard, which refuses it with a 403 whatever the key.
+ * through Nest's router, guards and exception layer the same refusal costs about a third more
+ * CPU. Same check and answer as the strategy's, which makes it again on any route this hook
+ * does not cover, and at the same point: after the body is parsed, before any handler. A
+ * route that declares no permission is left to the guard, which refuses it with a 403
+ * whatever the key.
  */
 @Injectable()
 export class UnusableKeyRefusal implements OnModuleInit {

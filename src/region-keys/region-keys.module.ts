@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 
 import { ConfigModule } from '../config';
@@ -12,19 +12,23 @@ import { RegionKeysRepository } from './region-keys.repository';
 import { RegionKeysService } from './region-keys.service';
 import { RegionKeysSettings } from './region-keys.settings';
 
+/**
+ * Region API keys. Other features protect routes with @RegionKeyAuth() and
+ * @RequiresPermission(), and read the caller with @CurrentRegion(), without importing this
+ * module; the app imports it once. One static module wherever it is imported: InitialRegion
+ * does its work only in the server (see there).
+ */
 @Module({
   imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule],
   controllers: [RegionKeysController],
-  providers: [RegionKeysRepository, RegionEventsRepository, RegionKeysService, ApiKeyStrategy, UnusableKeyRefusal],
+  providers: [
+    RegionKeysRepository,
+    RegionEventsRepository,
+    RegionKeysService,
+    ApiKeyStrategy,
+    UnusableKeyRefusal,
+    InitialRegion,
+  ],
   exports: [RegionKeysService],
 })
-export class RegionKeysModule {
-  /**
-   * The server's: at start it also makes the first region when there is none (InitialRegion).
-   * The operator CLI imports the plain module: `region create` on an empty database must
-   * make only the region it names.
-   */
-  static forServer(): DynamicModule {
-    return { module: RegionKeysModule, providers: [InitialRegion] };
-  }
-}
+export class RegionKeysModule {}

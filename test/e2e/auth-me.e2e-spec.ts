@@ -18,7 +18,7 @@ beforeAll(async () => {
   user = await newUser(t, { name: 'Hans' });
   region = await newRegion(t);
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const me = (headers: Record<string, string> = {}) => t.request({ method: 'GET', url: '/me', headers });
 const now = () => Math.floor(Date.now() / 1000);

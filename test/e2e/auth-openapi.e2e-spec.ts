@@ -10,7 +10,7 @@ beforeAll(async () => {
   t = await startTestApp({ LOGIN_FAILURE_LIMIT: '2', SIGNUP_RATE_LIMIT: '6' });
   doc = (await t.request({ method: 'GET', url: '/docs-json' })).json();
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const AREA_B = [
   ['post', '/user/signup', ['201', '400', '409', '413', '415', '429', '503']],

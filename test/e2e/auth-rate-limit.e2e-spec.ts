@@ -56,7 +56,7 @@ describe('failed sign-ins (counters in memory)', () => {
   beforeAll(async () => {
     t = await startTestApp({ LOGIN_FAILURE_LIMIT: '3', LOGIN_FAILURE_WINDOW_SECONDS: '60' });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it('counts failures per address and email, then refuses even the right password with 429, without checking it', async () => {
     const u = await newUser(t);
@@ -138,7 +138,7 @@ describe('sign-ups (counters in memory)', () => {
   beforeAll(async () => {
     t = await startTestApp({ SIGNUP_RATE_LIMIT: '3', SIGNUP_RATE_WINDOW_SECONDS: '60' });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it('allows SIGNUP_RATE_LIMIT sign-ups per address a window, then 429', async () => {
     const remaining = [];

@@ -15,7 +15,7 @@ describe('POST /auth/token', () => {
     t = await startTestApp();
     user = await newUser(t, { name: 'Cam' });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it('answers 201 { token }: an HS256 JWT whose sub is the user id, valid for an hour, not cached', async () => {
     const res = await token(t, { email: user.email, password: user.password });
@@ -105,7 +105,7 @@ describe('POST /auth/token with JWT_SECRET, JWT_TTL, JWT_ISSUER and JWT_AUDIENCE
     });
     user = await newUser(t);
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it('puts iss and aud in the token and uses the configured lifetime', async () => {
     const { payload } = decodeJwt(user.bearer.slice('Bearer '.length));

@@ -12,7 +12,7 @@ let bob: UserFixture;
 beforeAll(async () => {
   ({ t, alice, bob } = await startWithAliceAndBob());
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const request = (options: InjectOptions): Promise<Response> => t.request(options);
 

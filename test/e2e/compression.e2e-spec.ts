@@ -24,7 +24,7 @@ beforeAll(async () => {
       tags: ['compressed'],
     });
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const get = (url: string, headers: Record<string, string> = {}) => t.request({ method: 'GET', url, headers });
 const varies = (res: { headers: Record<string, unknown> }) =>

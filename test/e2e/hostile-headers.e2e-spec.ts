@@ -25,7 +25,7 @@ beforeAll(async () => {
   t = await startTestApp({ TRUST_PROXY: '1', CORS_ORIGINS: ALLOWED_ORIGIN, MAX_API_KEYS_PER_REGION: '10000' });
   region = await newRegion(t);
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const address = fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4Extended());
 const forwardedEntry = fc.oneof(

@@ -15,7 +15,7 @@ beforeAll(async () => {
   t = await startTestApp();
   alice = await newUser(t);
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const fieldsOf = (res: Response): string[] => (res.json().errors ?? []).map((e: { field: string }) => e.field);
 

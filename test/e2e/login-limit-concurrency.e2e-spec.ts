@@ -41,7 +41,7 @@ describe('failed sign-ins sent at once, one instance (counters in memory)', () =
   beforeAll(async () => {
     t = await startTestApp({ LOGIN_FAILURE_LIMIT: String(LIMIT) });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it.each([
     ['POST /auth/token', token],

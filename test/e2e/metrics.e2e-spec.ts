@@ -78,7 +78,7 @@ describe('metrics', () => {
     });
     region = await newRegion(t);
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it('counts and times requests by method, route template and status class', async () => {
     const before = await scrape();

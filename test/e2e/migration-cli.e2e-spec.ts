@@ -30,7 +30,7 @@ async function appliedMigrations(env: Record<string, string>): Promise<string[]>
 
 let database: TestDatabase;
 beforeEach(async () => {
-  database = await createPersistentTestDatabase();
+  database = await createPersistentTestDatabase({ empty: true });
 });
 afterEach(async () => database.drop());
 

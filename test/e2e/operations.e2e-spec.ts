@@ -36,7 +36,7 @@ describe('probes', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it('answers liveness without touching the database, and readiness with what it checked', async () => {
     const live = await t.request({ method: 'GET', url: '/health/live' });

@@ -23,7 +23,7 @@ let bob: UserFixture;
 beforeAll(async () => {
   ({ t, alice, bob } = await startWithAliceAndBob());
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const STRONG_ETAG = /^"[0-9a-f]{64}"$/;
 

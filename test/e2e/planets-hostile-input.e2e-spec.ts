@@ -18,7 +18,7 @@ beforeAll(async () => {
   alice = await newUser(t, { name: 'Alice' });
   marsId = (await createPlanet(t, alice)).id;
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const send = (method: 'POST' | 'PUT', url: string, payload: object) =>
   request({ method, url, headers: { authorization: alice.basic }, payload: payload });

@@ -21,7 +21,7 @@ beforeAll(async () => {
   request = (options) => t.request(options);
   alice = await newUser(t, { name: 'Alice' });
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const unhandled = () => t.logs.filter((line) => line.includes('Unhandled error'));
 

@@ -19,7 +19,7 @@ describe('TRUST_PROXY=1 (one load balancer in front)', () => {
   beforeAll(async () => {
     t = await startTestApp({ TRUST_PROXY: '1', LOGIN_FAILURE_LIMIT: '5', SIGNUP_RATE_LIMIT: '3' });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it('counts wrong passwords by the address the balancer saw, whatever the client forges', async () => {
     const user = await newUser(t);
@@ -101,7 +101,7 @@ describe('TRUST_PROXY as a list of proxy addresses', () => {
   beforeAll(async () => {
     t = await startTestApp({ TRUST_PROXY: '127.0.0.1,10.0.0.0/8' });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   const clientAddressSeen = async (remoteAddress: string, forwardedFor: string) => {
     const region = await newRegion(t);
@@ -132,7 +132,7 @@ describe('without TRUST_PROXY', () => {
   beforeAll(async () => {
     t = await startTestApp({ LOGIN_FAILURE_LIMIT: '2' });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   it('never reads X-Forwarded-For: forged addresses do not escape the sign-in limit', async () => {
     const user = await newUser(t);
@@ -163,7 +163,7 @@ describe('CORS_ORIGINS', () => {
     t = await startTestApp({ CORS_ORIGINS: `${ALLOWED},http://localhost:5173` });
     key = (await newRegion(t)).key;
   });
-  afterAll(async () => t.close());
+  afterAll(async () => t?.close());
 
   const preflight = (origin: string, headers = 'x-api-key') =>
     t.app.inject({

@@ -30,7 +30,7 @@ interface Event {
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 beforeEach(async () => {
   // Time moves only when a test says so (a second before each change), so the times and
   // the order of events are known.

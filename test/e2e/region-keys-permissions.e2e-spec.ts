@@ -14,7 +14,7 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const post = (key: string, url: string, payload: object = {}, extra: { remoteAddress?: string } = {}) =>
   t.request({ method: 'POST', url, headers: { 'x-api-key': key }, payload, ...extra });
@@ -247,7 +247,7 @@ describe('address allowlists behind a proxy (TRUST_PROXY=1)', () => {
   beforeAll(async () => {
     proxied = await startTestApp({ TRUST_PROXY: '1' });
   });
-  afterAll(async () => proxied.close());
+  afterAll(async () => proxied?.close());
 
   it("goes by the address the proxy forwards, not by the proxy's, nor by entries the client forged", async () => {
     const region = await newRegion(proxied);

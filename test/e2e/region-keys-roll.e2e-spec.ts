@@ -19,7 +19,7 @@ beforeAll(async () => {
   t = await startTestApp({ MAX_API_KEYS_PER_REGION: '5' });
   clock = t.app.get(Clock);
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 beforeEach(async () => {
   // Time stands still unless a test moves it, so revokesAt can be checked exactly.
   now = new Date();

@@ -16,7 +16,7 @@ let region: RegionFixture;
 beforeAll(async () => {
   t = await startTestApp({ MAX_API_KEYS_PER_REGION: '5' });
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 beforeEach(async () => {
   region = await newRegion(t);
 });

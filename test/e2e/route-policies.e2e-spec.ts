@@ -42,7 +42,7 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 it('lists every route with its auth policy', () => {
   expect(routeTable(t)).toEqual(EXPECTED);

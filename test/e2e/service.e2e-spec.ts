@@ -10,7 +10,7 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 describe('every response', () => {
   it('carries security headers and no X-Powered-By, on success and on error', async () => {

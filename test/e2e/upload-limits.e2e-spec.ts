@@ -32,7 +32,7 @@ beforeAll(async () => {
   await t.app.listen(0, '127.0.0.1');
   port = (t.app.getHttpServer().address() as { port: number }).port;
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

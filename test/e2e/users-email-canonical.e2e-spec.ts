@@ -17,7 +17,7 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 /** A fresh local part, so that each test has addresses of its own. */
 const fresh = (local: string) => `${local}${randomBytes(4).toString('hex')}`;

@@ -11,7 +11,7 @@ const uniqueEmail = (local = 'user') => `${local}-${++n}-${Date.now()}@example.c
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 const signUp = (payload: unknown) => t.request({ method: 'POST', url: '/user/signup', payload: payload as string });
 

@@ -2,15 +2,19 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
+import { makeDatabaseTemplates } from './database-templates';
+
 /**
- * Some tests start the compiled server or CLI as a real child process (a second process
- * on one DATA_DIR, the operator CLI), so the build must be current.
+ * Builds dist/ (some tests start the compiled server or CLI as a real process: a second
+ * process on one DATA_DIR, the operator CLI), then makes the migrated databases every test
+ * database is copied from (see database-templates.ts).
  */
-export default function globalSetup(): void {
+export default async function globalSetup(): Promise<void> {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
   removeOrphans('dist');
+  await makeDatabaseTemplates();
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 
+import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, Response } from 'light-my-request';
 
@@ -35,8 +36,12 @@ export const TEST_ENV: Record<string, string> = {
   METRICS_PORT: '0',
 };
 
-/** Boots the real AppModule on a fresh database. `env` overrides settings. */
-export async function startTestApp(env: Record<string, string> = {}, database?: TestDatabase): Promise<TestApp> {
+/** Boots the real AppModule on a fresh database. `env` overrides settings; `modules` are imported besides the features. */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  database?: TestDatabase,
+  modules?: Type[],
+): Promise<TestApp> {
   const db = database ?? (await createTestDatabase());
   const logs: string[] = [];
   const logDestination = new Writable({
@@ -46,7 +51,14 @@ export async function startTestApp(env: Record<string, string> = {}, database?: 
     },
   });
   const config = loadConfig({ ...TEST_ENV, ...db.env, ...env }, FEATURE_SETTINGS);
-  const app = await createApp({ config, logDestination });
+  let app: NestFastifyApplication;
+  try {
+    // A failed start closes what it opened (createApp), so the test fails at once with its error.
+    app = await createApp({ config, logDestination, modules });
+  } catch (err) {
+    if (!database) await db.drop();
+    throw err;
+  }
   // Every response a test receives must be one the OpenAPI document promises.
   const validator = new OpenApiResponseValidator((await app.inject({ method: 'GET', url: '/docs-json' })).json());
   return {

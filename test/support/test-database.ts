@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Client } from 'pg';
+import { adminQuery, TEMPLATE_ENV, withDatabase } from './database-templates';
 
 /**
  * The database a test suite runs on. With DATABASE_URL set (CI's second pass), each
@@ -15,17 +15,28 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+export interface TestDatabaseOptions {
+  /**
+   * Start with nothing in it, not even the migrations (for tests of migrating itself). By
+   * default a test database is a copy of one the e2e global setup migrated, when there is
+   * one (database-templates.ts); the app's start then finds nothing to apply.
+   */
+  empty?: boolean;
+}
+
 export const usesPostgresServer = (): boolean => Boolean(process.env.DATABASE_URL);
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase({ empty = false }: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return { env: { DATA_DIR: 'memory://' }, drop: async () => undefined };
+  if (!serverUrl) {
+    const image = empty ? undefined : process.env[TEMPLATE_ENV.embeddedImage];
+    return { env: { DATA_DIR: `memory://${image ?? ''}` }, drop: async () => undefined };
+  }
   const name = `test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const template = empty ? undefined : process.env[TEMPLATE_ENV.serverDatabase];
+  await adminQuery(serverUrl, `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   return {
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: withDatabase(serverUrl, name) },
     drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }
@@ -35,18 +46,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * a directory for the embedded database (memory:// would die with its app), or a database
  * of its own on the server.
  */
-export async function createPersistentTestDatabase(): Promise<TestDatabase> {
-  if (usesPostgresServer()) return createTestDatabase();
+export async function createPersistentTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  if (usesPostgresServer()) return createTestDatabase(options);
   const dir = mkdtempSync(join(tmpdir(), 'rk-persistent-'));
+  const template = options.empty ? undefined : process.env[TEMPLATE_ENV.embeddedDataDir];
+  if (template) cpSync(template, dir, { recursive: true });
   return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }

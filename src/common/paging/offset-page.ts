@@ -37,14 +37,18 @@ export interface OffsetPage {
 /**
  * The meta and headers of the page that `query` asked for, out of `total` items, listed at
  * `path`: the response body carries the meta beside its `data`, the reply the headers.
+ * `meta.next` asks for the next page of the same list: the query's other fields (a list's
+ * filters, as the validated query DTO holds them) come along, so that a client following it
+ * keeps its filters.
  */
-export function offsetPage(path: string, { limit, offset }: OffsetPageQueryDto, total: number): OffsetPage {
+export function offsetPage(path: string, query: OffsetPageQueryDto, total: number): OffsetPage {
+  const { limit, offset } = query;
   return {
     meta: {
       limit,
       offset,
       total,
-      next: offset + limit < total ? `${path}?limit=${limit}&offset=${offset + limit}` : null,
+      next: offset + limit < total ? `${path}?${queryString(query, offset + limit)}` : null,
     },
     headers: {
       'X-Pagination-Total': String(total),
@@ -52,4 +56,38 @@ export function offsetPage(path: string, { limit, offset }: OffsetPageQueryDto, 
       'X-Pagination-Per-Page': String(limit),
     },
   };
+}
+
+/**
+ * `limit` and `offset` first, then every other field of the query that has a value (a default
+ * the client left out too: the same list either way), by name, so that one list's links are
+ * spelled alike whatever order the client sent; each name and value percent-encoded. An array is one parameter per item, as the query string parser reads it
+ * back; a Date is its ISO text.
+ */
+function queryString(query: OffsetPageQueryDto, offset: number): string {
+  const parts = [`limit=${query.limit}`, `offset=${offset}`];
+  const fields = query as unknown as Record<string, unknown>;
+  for (const name of Object.keys(fields).sort()) {
+    if (name === 'limit' || name === 'offset') continue;
+    const value = fields[name];
+    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) {
+      if (item === undefined || item === null) continue;
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(queryValue(name, item))}`);
+    }
+  }
+  return parts.join('&');
+}
+
+function queryValue(name: string, value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  if (
+    typeof value === 'string' ||
+    typeof value === 'number' ||
+    typeof value === 'boolean' ||
+    typeof value === 'bigint'
+  ) {
+    return String(value);
+  }
+  // A query string parameter is text: a field that holds an object was not read from one.
+  throw new TypeError(`offsetPage: query field "${name}" holds an object, which a link cannot carry`);
 }

@@ -1,0 +1,5 @@
+import { removeDatabaseTemplates } from './database-templates';
+
+export default async function globalTeardown(): Promise<void> {
+  await removeDatabaseTemplates();
+}
