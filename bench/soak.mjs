@@ -260,7 +260,8 @@ async function createPlanet() {
 /**
  * Each operation with its weight and the route it exercises. Each knows the one status (or
  * the two) it must get. Every route the server has needs one: the run refuses to start
- * without, and fails when a route got no request.
+ * without, and fails when a route got no request. Each entry starts [weight, 'METHOD /path',
+ * as test/unit/soak-operations.spec.ts reads them, to hold the list to openapi.json.
  */
 const OPERATIONS = [
   [3, 'GET /health', () => call('GET /health', [200], '/health')],

@@ -1,70 +1,102 @@
 // A new feature module, complete and working, in the pattern of the others:
 //
-//   npm run new:module -- <name> [<singular>]      e.g. npm run new:module -- comets
+//   npm run new:module -- <name> [<singular>]                      e.g. npm run new:module -- comets
+//   npm run new:module -- <name> [<singular>] --parent <parent>    e.g. npm run new:module -- observations --parent planets
 //
 // <name> is the folder, the route and the table (kebab-case, plural); <singular> names one item
-// (by default <name> without its plural ending: comets → comet, galaxies → galaxy). It writes
-// src/<name>/ (module, controller, service, repository, entity, migration, DTOs, index.ts), a
-// unit and an e2e test, adds the module to src/app.module.ts and its routes to the lists that
-// must hold every route (route-policies, hostile-input, the soak), then formats what it wrote
-// and exports openapi.json. It refuses (exit 2) a name that is not kebab-case or already used.
-// test/e2e/new-module.e2e-spec.ts runs it on a copy of the repository, then the checks and tests.
+// (by default <name> without its plural ending: comets → comet, galaxies → galaxy).
+//
+// Top-level, the feature serves GET and POST /<name> and GET /<name>/{id}. With --parent, its
+// items belong to one of the parent's: GET and POST /<parent>/{parentId}/<name> (the parent's 404
+// when it does not exist; a create holds the parent, so that it cannot land under one being
+// deleted), GET and DELETE /<name>/{id} (only its creator deletes it); the parent's feature must
+// offer a lookup that does so through its index.ts (PARENTS in new-module/nested.mjs: planets).
+//
+// It writes src/<name>/ (module, controller, service, repository, entity, migration, DTOs,
+// index.ts), a unit and an e2e test, the feature's create recipe for the Location suite
+// (test/support/creates/<name>.ts) and its part of the generated client
+// (test/client/features/<name>.ts); adds the module to src/app.module.ts and its routes to the
+// lists that must hold every route (route-policies, hostile-input, the soak), then formats
+// what it wrote and exports openapi.json. It refuses (exit 2) a name that is not kebab-case or
+// already used, and a parent that offers no lookup. test/e2e/new-module.e2e-spec.ts runs it on
+// a copy of the repository, both ways, then the checks and every suite that lists routes.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+import { namesOf, singularOf } from './new-module/names.mjs';
+import { nestedFiles, nestedRoutes, PARENTS } from './new-module/nested.mjs';
+import { topLevelFiles, topLevelRoutes } from './new-module/top-level.mjs';
+
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const USAGE =
+  'usage: npm run new:module -- <name> [<singular>] [--parent <parent>], e.g. npm run new:module -- comets, ' +
+  'or npm run new:module -- observations --parent planets';
 
 function refuse(message) {
   console.error(`new:module: ${message}`);
   process.exit(2);
 }
 
-const [name, singularArg] = process.argv.slice(2);
-if (!name) refuse('usage: npm run new:module -- <name> [<singular>], e.g. npm run new:module -- comets');
-const singularName =
-  singularArg ??
-  name
-    .replace(/ies$/, 'y')
-    .replace(/(ss|sh|ch|x)es$/, '$1')
-    .replace(/([^s])s$/, '$1');
-for (const word of [name, singularName]) {
-  // The table's longest constraint name adds 18 characters; PostgreSQL cuts names at 63.
-  if (!KEBAB.test(word) || word.length > 40) {
-    refuse(`"${word}" is not a name: lower-case words of letters and digits joined by "-", at most 40 characters`);
+const positional = [];
+let parentName;
+const args = process.argv.slice(2);
+while (args.length > 0) {
+  const arg = args.shift();
+  if (arg === '--parent') parentName = args.shift() ?? '';
+  else if (arg.startsWith('--parent=')) parentName = arg.slice('--parent='.length);
+  else if (arg.startsWith('-')) refuse(`unknown option ${arg}; ${USAGE}`);
+  else positional.push(arg);
+}
+const [name, singularArg, unexpected] = positional;
+if (!name || unexpected !== undefined) refuse(USAGE);
+
+const parents = Object.entries(PARENTS)
+  .map(([parent, { Lookup, feature }]) => `${parent} (${Lookup}, src/${feature}/index.ts)`)
+  .join(', ');
+if (parentName === '' || parentName?.startsWith('-')) refuse(`--parent needs the name of the parent: ${parents}`);
+const parent = parentName !== undefined && Object.hasOwn(PARENTS, parentName) ? PARENTS[parentName] : undefined;
+if (parentName !== undefined && !parent) {
+  refuse(
+    `--parent ${parentName}: a nested resource needs a parent whose feature offers, through its index.ts, a lookup ` +
+      "that answers the parent's 404 and holds the parent within the new feature's unit of work (so that nothing is " +
+      `created under a parent being deleted); only these do: ${parents}`,
+  );
+}
+if (parent) {
+  const door = readFileSync(`src/${parent.feature}/index.ts`, 'utf8');
+  const missing = parent.exports.filter((exported) => !new RegExp(`\\b${exported}\\b`).test(door));
+  if (missing.length > 0) {
+    refuse(`--parent ${parentName}: src/${parent.feature}/index.ts does not export ${missing.join(', ')}`);
   }
 }
 
-const words = (kebab) => kebab.split('-');
-const pascal = (kebab) =>
-  words(kebab)
-    .map((w) => w[0].toUpperCase() + w.slice(1))
-    .join('');
-const camel = (kebab) => pascal(kebab).replace(/^./, (c) => c.toLowerCase());
-const n = {
-  name, // comets: the folder, the route, the file names
-  singular: singularName, // comet: the entity's and DTOs' files
-  Plural: pascal(name), // Comets: the module, controller, service, repository
-  Singular: pascal(singularName), // Comet: the entity, the DTOs, the OpenAPI schemas
-  plural: camel(name),
-  table: name.replaceAll('-', '_'),
-  Title: words(name)
-    .map((w) => w[0].toUpperCase() + w.slice(1))
-    .join(' '), // the OpenAPI tag
-  one: words(singularName).join(' '), // "comet", in descriptions and messages
-  many: words(name).join(' '),
-  timestamp: Date.now(),
-};
+const singularName = singularArg ?? singularOf(name);
+// PostgreSQL cuts names at 63 characters; the table's longest constraint name adds this suffix.
+const longestSuffix = parent ? `_${parent.column}_created_at_id_idx` : '_created_at_id_idx';
+const maxLength = Math.min(40, 63 - longestSuffix.length);
+for (const word of [name, singularName]) {
+  if (!KEBAB.test(word) || word.length > maxLength) {
+    refuse(
+      `"${word}" is not a name: lower-case words of letters and digits joined by "-", at most ${maxLength} characters`,
+    );
+  }
+}
+const n = namesOf(name, singularName, Date.now());
 
 const openapi = JSON.parse(readFileSync('openapi.json', 'utf8'));
 const migrations = readdirSync('src', { recursive: true })
   .filter((file) => /\/migrations\/[^/]+\.ts$/.test(file))
   .map((file) => readFileSync(`src/${file}`, 'utf8'))
   .join('\n');
+const listPath = parent && `${parent.path}/{${parent.param}}/${name}`;
 const taken = [
   existsSync(`src/${name}`) && `the folder src/${name} exists`,
   Object.keys(openapi.paths).some((path) => path === `/${name}` || path.startsWith(`/${name}/`)) &&
     `the API already has routes under /${name}`,
+  parent &&
+    Object.keys(openapi.paths).some((path) => path === listPath || path.startsWith(`${listPath}/`)) &&
+    `the API already has routes under ${listPath}`,
   // Served beside the document, not in it (src/common/swagger/openapi.ts).
   ['docs', 'docs-json', 'docs-yaml'].includes(name) && `/${name} serves the API's documentation`,
   migrations.includes(`CREATE TABLE "${n.table}"`) && `a migration already creates the table ${n.table}`,
@@ -72,485 +104,60 @@ const taken = [
     .filter((schema) => schema in openapi.components.schemas)
     .map((schema) => `the OpenAPI document already has a schema ${schema}`)[0],
   n.Singular in globalThis && `the entity ${n.Singular} would hide JavaScript's own ${n.Singular}`,
+  parent && singularName === parent.one && `one ${singularName} would have the name of its parent`,
 ].find(Boolean);
 if (taken) refuse(`cannot create the module "${name}": ${taken}`);
 
-// ---------------------------------------------------------------------------------------
-// The files of the module, one template each
-
-const EXAMPLE_ID = '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
-
-const files = {
-  [`src/${name}/index.ts`]: `// The ${name} feature's public surface: what other features and the entry points may import
-// (npm run lint:deps refuses any other way in).
-export { ${n.Plural}Module } from './${name}.module';
-`,
-
-  [`src/${name}/${name}.module.ts`]: `import { Module } from '@nestjs/common';
-
-import { ${n.Plural}Controller } from './${name}.controller';
-import { ${n.Plural}Repository } from './${name}.repository';
-import { ${n.Plural}Service } from './${name}.service';
-
-/** ${n.Title}: a public list, paged; signed-in users add to it. */
-@Module({
-  controllers: [${n.Plural}Controller],
-  providers: [${n.Plural}Repository, ${n.Plural}Service],
-})
-export class ${n.Plural}Module {}
-`,
-
-  [`src/${name}/${name}.controller.ts`]: `import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
-
-import { type AuthenticatedUser, CurrentUser, UserAuth } from '../auth';
-import { Public } from '../common/auth';
-import { absoluteUrl, locationHeader } from '../common/http';
-import { offsetPage, OffsetPageQueryDto, PAGINATION_HEADERS } from '../common/paging';
-import { NOT_FOUND, UNAVAILABLE, VALIDATION } from '../common/problem';
-import { ApiProblems, jsonBodyProblems } from '../common/swagger';
-import { UuidParam } from '../common/validation';
-import { AppConfig } from '../config';
-import { ${n.Singular}Dto } from './dto/${n.singular}.dto';
-import { ${n.Singular}InputDto } from './dto/${n.singular}-input.dto';
-import { ${n.Singular}PageDto } from './dto/${n.singular}-page.dto';
-import { ${n.Plural}Service } from './${name}.service';
-
-const itemPath = (id: string): string => \`/${name}/\${id}\`;
-const ID_PARAM = { name: 'id', format: 'uuid', description: "The ${n.one}'s id." } as const;
-
-@ApiTags('${n.Title}')
-@Controller('${name}')
-export class ${n.Plural}Controller {
-  constructor(
-    private readonly ${n.plural}: ${n.Plural}Service,
-    private readonly config: AppConfig,
-  ) {}
-
-  @Get()
-  @Public()
-  @ApiOperation({ operationId: 'list${n.Plural}', summary: 'List ${n.many}', description: 'A page of ${n.many}, oldest first.' })
-  @ApiOkResponse({ type: ${n.Singular}PageDto, headers: PAGINATION_HEADERS, description: 'A page of ${n.many}' })
-  @ApiProblems(
-    { types: [VALIDATION], description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' },
-    UNAVAILABLE,
-  )
-  async list${n.Plural}(
-    @Query() query: OffsetPageQueryDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<${n.Singular}PageDto> {
-    const { items, total } = await this.${n.plural}.list${n.Plural}(query.limit, query.offset);
-    const page = offsetPage('/${name}', query, total);
-    reply.headers(page.headers);
-    return { data: items.map((item) => ${n.Singular}Dto.from(item)), meta: page.meta };
-  }
-
-  @Post()
-  @UserAuth()
-  @ApiOperation({ operationId: 'create${n.Singular}', summary: 'Create a ${n.one}', description: 'You become its creator.' })
-  @ApiBody({ type: ${n.Singular}InputDto })
-  @ApiCreatedResponse({
-    type: ${n.Singular}Dto,
-    description: 'Created',
-    headers: locationHeader('The URI of the new ${n.one}.', '/${name}/${EXAMPLE_ID}'),
-  })
-  @ApiProblems(
-    ...jsonBodyProblems('Invalid input: a name that is missing, empty, longer than 100 characters or not plain text, or unknown fields.'),
-    UNAVAILABLE,
-  )
-  async create${n.Singular}(
-    @CurrentUser() user: AuthenticatedUser,
-    @Body() body: ${n.Singular}InputDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<${n.Singular}Dto> {
-    const created = ${n.Singular}Dto.from(await this.${n.plural}.create${n.Singular}(user.id, body.name));
-    reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, itemPath(created.id)));
-    return created;
-  }
-
-  @Get(':id')
-  @Public()
-  @ApiOperation({ operationId: 'get${n.Singular}', summary: 'Get a ${n.one}' })
-  @ApiParam(ID_PARAM)
-  @ApiOkResponse({ type: ${n.Singular}Dto, description: 'The ${n.one}' })
-  @ApiProblems(
-    { types: [VALIDATION], description: 'id is not a UUID.' },
-    { types: [NOT_FOUND], description: 'No ${n.one} with this id.', detail: 'No ${n.one} with id ${EXAMPLE_ID} exists.' },
-    UNAVAILABLE,
-  )
-  async get${n.Singular}(@UuidParam('id') id: string): Promise<${n.Singular}Dto> {
-    return ${n.Singular}Dto.from(await this.${n.plural}.get${n.Singular}(id));
-  }
-}
-`,
-
-  [`src/${name}/${name}.service.ts`]: `import { randomUUID } from 'node:crypto';
-
-import { Injectable } from '@nestjs/common';
-
-import { Clock } from '../common/clock';
-import { NotFoundError } from '../common/problem';
-import type { ${n.Singular} } from './entities/${n.singular}.entity';
-import { ${n.Plural}Repository } from './${name}.repository';
-
-export interface ${n.Singular}Page {
-  items: ${n.Singular}[];
-  total: number;
-}
-
-@Injectable()
-export class ${n.Plural}Service {
-  constructor(
-    private readonly repository: ${n.Plural}Repository,
-    private readonly clock: Clock,
-  ) {}
-
-  /** The page and the count, side by side. */
-  async list${n.Plural}(limit: number, offset: number): Promise<${n.Singular}Page> {
-    const [items, total] = await Promise.all([this.repository.findPage(limit, offset), this.repository.count()]);
-    return { items, total };
-  }
-
-  async get${n.Singular}(id: string): Promise<${n.Singular}> {
-    const found = await this.repository.findById(id);
-    if (!found) throw new NotFoundError(\`No ${n.one} with id \${id} exists.\`);
-    return found;
-  }
-
-  /** One INSERT: the id is made here, and the time is the Clock's. */
-  create${n.Singular}(creatorId: number, name: string): Promise<${n.Singular}> {
-    return this.repository.insert({ id: randomUUID(), name, creatorId, createdAt: this.clock.now() });
-  }
-}
-`,
-
-  [`src/${name}/${name}.repository.ts`]: `import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-
-import { ${n.Singular} } from './entities/${n.singular}.entity';
-
-/** All SQL of the ${n.many}. */
-@Injectable()
-export class ${n.Plural}Repository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  /** Oldest first, the id settling ties: the order of the index ${n.table}_created_at_id_idx. */
-  findPage(limit: number, offset: number): Promise<${n.Singular}[]> {
-    return this.dataSource
-      .getRepository(${n.Singular})
-      .find({ order: { createdAt: 'ASC', id: 'ASC' }, take: limit, skip: offset });
-  }
-
-  count(): Promise<number> {
-    return this.dataSource.getRepository(${n.Singular}).count();
-  }
-
-  findById(id: string): Promise<${n.Singular} | null> {
-    return this.dataSource.getRepository(${n.Singular}).findOneBy({ id });
-  }
-
-  async insert(row: ${n.Singular}): Promise<${n.Singular}> {
-    await this.dataSource.getRepository(${n.Singular}).insert(row);
-    return row;
-  }
-}
-`,
-
-  [`src/${name}/entities/${n.singular}.entity.ts`]: `import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
-
-/**
- * A ${n.one}, added by a signed-in user. The database keeps its creator an existing user (a
- * foreign key to the users table, named by table, not by entity).
- */
-@Entity('${n.table}')
-@Index('${n.table}_created_at_id_idx', ['createdAt', 'id'])
-@Index('${n.table}_creator_id_idx', ['creatorId'])
-export class ${n.Singular} {
-  @PrimaryColumn('uuid', { primaryKeyConstraintName: '${n.table}_pkey' })
-  id: string;
-
-  @Column({ type: 'varchar', length: 100 })
-  name: string;
-
-  @Column({ name: 'creator_id', type: 'integer' })
-  @ForeignKey('users', 'id', { name: '${n.table}_creator_id_fkey', onDelete: 'RESTRICT' })
-  creatorId: number;
-
-  @Column({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-}
-`,
-
-  [`src/${name}/migrations/${n.timestamp}-${name}.ts`]: `import { MigrationInterface, QueryRunner } from 'typeorm';
-
-/** ${n.Title}. Needs \`users\` (the creator of each ${n.one}). */
-export class ${n.Plural}${n.timestamp} implements MigrationInterface {
-  name = '${n.Plural}${n.timestamp}';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(\`CREATE TABLE "${n.table}" (
-      "id" uuid NOT NULL,
-      "name" character varying(100) NOT NULL,
-      "creator_id" integer NOT NULL,
-      "created_at" TIMESTAMP WITH TIME ZONE NOT NULL,
-      CONSTRAINT "${n.table}_pkey" PRIMARY KEY ("id"))\`);
-    // The list's order.
-    await q.query(\`CREATE INDEX "${n.table}_created_at_id_idx" ON "${n.table}" ("created_at", "id")\`);
-    // The foreign key's index: a user's ${n.many}, and checks when a user row changes.
-    await q.query(\`CREATE INDEX "${n.table}_creator_id_idx" ON "${n.table}" ("creator_id")\`);
-    await q.query(
-      \`ALTER TABLE "${n.table}" ADD CONSTRAINT "${n.table}_creator_id_fkey" FOREIGN KEY ("creator_id") REFERENCES "users"("id") ON DELETE RESTRICT ON UPDATE NO ACTION\`,
-    );
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(\`DROP TABLE "${n.table}"\`);
-  }
-}
-`,
-
-  [`src/${name}/dto/${n.singular}.dto.ts`]: `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-
-import type { ${n.Singular} } from '../entities/${n.singular}.entity';
-
-@ApiSchema({ name: '${n.Singular}' })
-export class ${n.Singular}Dto {
-  @ApiProperty({ format: 'uuid', readOnly: true, example: '${EXAMPLE_ID}' })
-  id: string;
-
-  @ApiProperty({ example: 'First ${n.one}' })
-  name: string;
-
-  @ApiProperty({ type: 'integer', format: 'int64', readOnly: true, description: 'The id of the user who created it.', example: 1 })
-  creatorId: number;
-
-  @ApiProperty({ format: 'date-time', readOnly: true, example: '2026-11-01T08:00:00.000Z' })
-  createdAt: string;
-
-  static from(item: ${n.Singular}): ${n.Singular}Dto {
-    return { id: item.id, name: item.name, creatorId: item.creatorId, createdAt: item.createdAt.toISOString() };
-  }
-}
-`,
-
-  [`src/${name}/dto/${n.singular}-input.dto.ts`]: `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsString, Length } from 'class-validator';
-
-import { IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
-
-/** The body of POST /${name}. */
-@ApiSchema({ name: '${n.Singular}Input' })
-export class ${n.Singular}InputDto {
-  @ApiProperty({ minLength: 1, maxLength: 100, description: \`Trimmed. \${PLAIN_TEXT_RULE}\`, example: 'First ${n.one}' })
-  @Transform(trim)
-  @IsString()
-  @Length(1, 100)
-  @IsPlainText()
-  name: string;
-}
-`,
-
-  [`src/${name}/dto/${n.singular}-page.dto.ts`]: `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-
-import { PageMetaDto } from '../../common/paging';
-import { ${n.Singular}Dto } from './${n.singular}.dto';
-
-@ApiSchema({ name: 'Paginated${n.Plural}' })
-export class ${n.Singular}PageDto {
-  @ApiProperty({ type: () => [${n.Singular}Dto] })
-  data: ${n.Singular}Dto[];
-
-  @ApiProperty({ type: () => PageMetaDto })
-  meta: PageMetaDto;
-}
-`,
-
-  [`test/unit/${name}.service.spec.ts`]: `import type { Clock } from '../../src/common/clock/clock';
-import { ${n.Plural}Repository } from '../../src/${name}/${name}.repository';
-import { ${n.Plural}Service } from '../../src/${name}/${name}.service';
-import { automock } from '../support/service-mocks';
-
-const NOW = new Date('2026-11-22T10:15:00.000Z');
-const ID = '${EXAMPLE_ID}';
-
-function new${n.Plural}ServiceTest() {
-  const repository = automock(${n.Plural}Repository);
-  const clock = { now: () => new Date(NOW) } satisfies Clock;
-  return { sut: new ${n.Plural}Service(repository, clock), repository };
-}
-
-describe(${n.Plural}Service.name, () => {
-  let sut: ${n.Plural}Service;
-  let repository: jest.Mocked<${n.Plural}Repository>;
-
-  beforeEach(() => {
-    ({ sut, repository } = new${n.Plural}ServiceTest());
-  });
-
-  it('creates a ${n.one} with an id of its own, its creator and the time of the Clock', async () => {
-    repository.insert.mockImplementation(async (row) => row);
-
-    const created = await sut.create${n.Singular}(7, 'First');
-
-    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'First', creatorId: 7, createdAt: NOW });
-    expect(repository.insert).toHaveBeenCalledWith(created);
-  });
-
-  it('answers an unknown id with the not-found error', async () => {
-    repository.findById.mockResolvedValue(null);
-
-    await expect(sut.get${n.Singular}(ID)).rejects.toMatchObject({ status: 404, slug: 'not-found' });
-  });
-
-  it('lists a page with the total', async () => {
-    const row = { id: ID, name: 'First', creatorId: 7, createdAt: NOW };
-    repository.findPage.mockResolvedValue([row]);
-    repository.count.mockResolvedValue(11);
-
-    await expect(sut.list${n.Plural}(1, 10)).resolves.toEqual({ items: [row], total: 11 });
-    expect(repository.findPage).toHaveBeenCalledWith(1, 10);
-  });
-});
-`,
-
-  [`test/e2e/${name}.e2e-spec.ts`]: `import { randomUUID } from 'node:crypto';
-
-import { DataSource } from 'typeorm';
-
-import { Clock } from '../../src/common/clock/clock';
-import { expectProblem } from '../support/problems';
-import { startTestApp, TestApp } from '../support/test-app';
-import { newUser, UserFixture } from '../support/users';
-
-let t: TestApp;
-let alice: UserFixture;
-let now = Date.parse('2026-11-22T10:00:00.000Z');
-
-beforeAll(async () => {
-  t = await startTestApp();
-  alice = await newUser(t, { name: 'Alice' });
-  // A second between two ${n.many}, so that "oldest first" is one order.
-  jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date((now += 1000)));
-});
-afterAll(async () => t.close());
-
-const create = (payload: unknown, headers: Record<string, string> = { authorization: alice.basic }) =>
-  t.request({ method: 'POST', url: '/${name}', headers, payload: payload as string });
-const get = (url: string) => t.request({ method: 'GET', url });
-
-describe('POST /${name}', () => {
-  it('creates a ${n.one} of the caller, trimmed, at the time of the Clock, with its Location', async () => {
-    const res = await create({ name: '  First  ' });
-    expect(res.statusCode).toBe(201);
-    const body = res.json();
-    expect(body).toEqual({ id: expect.any(String), name: 'First', creatorId: alice.id, createdAt: new Date(now).toISOString() });
-    expect(res.headers.location).toBe(\`http://localhost:80/${name}/\${body.id}\`);
-    expect((await get(\`/${name}/\${body.id}\`)).json()).toEqual(body);
-  });
-
-  it('accepts a Bearer token', async () => {
-    expect((await create({ name: 'Second' }, { authorization: alice.bearer })).statusCode).toBe(201);
-  });
-
-  it('refuses a caller without valid credentials (401)', async () => {
-    expectProblem(await create({ name: 'Nobody' }, {}), 401);
-    expectProblem(await create({ name: 'Nobody' }, { authorization: 'Bearer not.a.token' }), 401);
-  });
-
-  it.each([
-    ['no name', {}],
-    ['an empty name', { name: '   ' }],
-    ['a name of 101 characters', { name: 'x'.repeat(101) }],
-    ['a line break', { name: 'a\\nb' }],
-    ['a name that is not text', { name: 42 }],
-    ['an unknown field', { name: 'Fine', extra: true }],
-  ])('refuses %s (400)', async (_, payload) => {
-    expectProblem(await create(payload), 400, 'validation');
-  });
-});
-
-describe('GET /${name}', () => {
-  beforeAll(async () => {
-    await t.app.get(DataSource).query('DELETE FROM ${n.table}');
-    for (const name of ['One', 'Two', 'Three']) expect((await create({ name })).statusCode).toBe(201);
-  });
-
-  it('lists a page, oldest first, with its meta and paging headers', async () => {
-    const res = await get('/${name}?limit=2&offset=1');
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data.map((item: { name: string }) => item.name)).toEqual(['Two', 'Three']);
-    expect(res.json().meta).toEqual({ limit: 2, offset: 1, total: 3, next: null });
-    expect(res.headers).toMatchObject({ 'x-pagination-total': '3', 'x-pagination-page': '1', 'x-pagination-per-page': '2' });
-    expect((await get('/${name}?limit=2')).json().meta.next).toBe('/${name}?limit=2&offset=2');
-  });
-
-  it.each(['limit=0', 'limit=101', 'offset=-1', 'limit=ten'])('refuses %s (400)', async (query) => {
-    expectProblem(await get(\`/${name}?\${query}\`), 400, 'validation');
-  });
-});
-
-describe('GET /${name}/{id}', () => {
-  it('answers an unknown id with 404, and an id that is not a UUID with 400', async () => {
-    expectProblem(await get(\`/${name}/\${randomUUID()}\`), 404, 'not-found');
-    expectProblem(await get('/${name}/42'), 400, 'validation');
-  });
-});
-`,
-};
+const files = parent ? nestedFiles(n, parent) : topLevelFiles(n);
+const routes = parent ? nestedRoutes(n, parent) : topLevelRoutes(n);
 
 // ---------------------------------------------------------------------------------------
 // The lists outside the folder that name every module or route
 
-/** `text` with `entries` added at the end of the list that runs from `opening` to the first `closing` after it. */
+/**
+ * `text` with `entries` added at the end of the list that runs from `opening` to the first
+ * `closing` after it (the first found of several, when `closing` is a list).
+ */
 function appendToList(file, text, [opening, closing, entries]) {
   const start = text.indexOf(opening);
-  const end = start < 0 ? -1 : text.indexOf(closing, start + opening.length);
-  if (end < 0) refuse(`${file}: "${opening}" … "${closing}" not found, so the module cannot be added there`);
+  const ends = [closing]
+    .flat()
+    .map((end) => (start < 0 ? -1 : text.indexOf(end, start + opening.length)))
+    .filter((end) => end >= 0);
+  if (ends.length === 0) {
+    refuse(
+      `${file}: "${opening}" … "${[closing].flat().join('" or "')}" not found, so the module cannot be added there`,
+    );
+  }
+  const end = Math.min(...ends);
   return `${text.slice(0, end)}\n${entries}${text.slice(end)}`;
 }
 
 const lists = {
   'src/app.module.ts': [
     ["from '@nestjs/common';", '\n\n@Module(', `import { ${n.Plural}Module } from './${name}';`],
-    ['imports: [', '\n      ],', `        ${n.Plural}Module,`],
+    // Before the modules a test adds, if the list ends with them.
+    ['imports: [', ['\n        ...modules,', '\n      ],'], `        ${n.Plural}Module,`],
   ],
   'test/e2e/route-policies.e2e-spec.ts': [
-    [
-      'const EXPECTED: Record<string, string> = {',
-      '\n};',
-      `  'GET /${name}': 'public',
-  'GET /${name}/:id': 'public',
-  'POST /${name}': 'user',`,
-    ],
+    ['const EXPECTED: Record<string, string> = {', '\n};', routes['test/e2e/route-policies.e2e-spec.ts']],
   ],
   'test/e2e/hostile-input.e2e-spec.ts': [
-    [
-      'const KNOWLEDGE: Record<string, RouteKnowledge> = {',
-      '\n};',
-      `  'GET /${name}': {},
-  'GET /${name}/:id': {},
-  'POST /${name}': { validBody: () => fc.constant({ name: 'First ${n.one}' }) },`,
-    ],
+    ['const KNOWLEDGE: Record<string, RouteKnowledge> = {', '\n};', routes['test/e2e/hostile-input.e2e-spec.ts']],
   ],
-  'bench/soak.mjs': [
-    [
-      'const OPERATIONS = [',
-      '\n];',
-      `  [2, 'GET /${name}', () => call('GET /${name}', [200], \`/${name}?limit=\${1 + Math.floor(Math.random() * 100)}\`)],
-  [1, 'POST /${name}', () => call('POST /${name}', [201], '/${name}', { method: 'POST', ...json({ name: 'Soak' }), auth: asUser(pick(users)) })],
-  [1, 'GET /${name}/{id}', () => call('GET /${name}/{id} (unknown)', [404], \`/${name}/\${randomUUID()}\`)],`,
-    ],
-  ],
+  'bench/soak.mjs': [['const OPERATIONS = [', '\n];', routes['bench/soak.mjs']]],
 };
-// Every edit is made before anything is written. A file that names the module already (an
-// earlier run that failed later) is left as it is.
-const edited = Object.entries(lists).map(([file, additions]) => {
-  const text = readFileSync(file, 'utf8');
-  if (text.includes(`${n.Plural}Module`) || text.includes(`'POST /${name}'`)) return [file, text];
-  return [file, additions.reduce((result, addition) => appendToList(file, result, addition), text)];
-});
+/** What shows that an earlier run added `entries` already: the first route they name, or themselves. */
+const markerOf = (entries) => /'(GET|POST|PUT|DELETE) [^']+'/.exec(entries)?.[0] ?? entries.trim();
+// Every edit is made before anything is written. A list that names the module or its routes
+// already (an earlier run that failed later) is left as it is.
+const edited = Object.entries(lists).map(([file, additions]) => [
+  file,
+  additions.reduce(
+    (text, addition) => (text.includes(markerOf(addition[2])) ? text : appendToList(file, text, addition)),
+    readFileSync(file, 'utf8'),
+  ),
+]);
 const written = [...Object.entries(files), ...edited];
 for (const [file, text] of written) {
   mkdirSync(dirname(file), { recursive: true });
@@ -571,4 +178,7 @@ const paths = written.map(([file]) => file);
 step(process.execPath, 'node_modules/eslint/bin/eslint.js', '--fix', ...paths.filter((file) => file.endsWith('.ts')));
 step(process.execPath, 'node_modules/prettier/bin/prettier.cjs', '--write', '--log-level', 'warn', ...paths);
 step('npm', 'run', '--silent', 'openapi:export');
-console.log(`new:module: wrote src/${name}/ and its tests; edited ${Object.keys(lists).join(', ')} and openapi.json`);
+console.log(
+  `new:module: wrote src/${name}/, its tests, test/support/creates/${name}.ts and test/client/features/${name}.ts; ` +
+    `edited ${Object.keys(lists).join(', ')} and openapi.json`,
+);

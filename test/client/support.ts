@@ -1,31 +1,79 @@
-import type { Middleware } from 'openapi-fetch';
+import createClient, { type Client } from 'openapi-fetch';
 
-/** One request the client made and the response it got, as the test checks it against the document. */
-export interface Exchange {
-  method: string;
-  /** The path template the call named, e.g. /planets/{planetId}. */
-  schemaPath: string;
-  url: string;
-  status: number;
-  headers: Record<string, string>;
-  body: string;
+import { recorder } from './exchange';
+import type { paths } from './generated/api';
+
+/**
+ * What the client program's parts share: the context each feature's `exercise` gets
+ * (test/client/features/<feature>.ts), the record of every exchange, and the checks of an answer.
+ *
+ * Each file of test/client/features/ is one feature of the API as a client uses it, and exports
+ *
+ *     export const after = ['users'];                        // optional: features to run first
+ *     export async function exercise(ctx: ClientContext): Promise<void> { … }
+ *
+ * exercise.ts reads the folder at run time and runs every feature once, each after those its
+ * `after` names (and otherwise by file name), stopping at the first answer it did not expect.
+ * Between them, every operation of openapi.json must be called: a success, an error where the
+ * document declares one, a 401 without credentials where it declares one, and a 404 for an
+ * unknown id where the path takes one (test/e2e/generated-client.e2e-spec.ts checks it).
+ */
+
+export type Api = Client<paths>;
+
+/** A signed-up user and a client that sends their credentials. */
+export interface Person {
+  id: number;
+  email: string;
+  password: string;
+  api: Api;
 }
 
-export const exchanges: Exchange[] = [];
+/**
+ * What a feature hands on to the features that run after it (and list it in `after`), by the
+ * feature that shares it. A feature that needs another of its own adds its key here.
+ */
+export interface Shared {
+  /** By users: Ada (signed in with a Bearer token) and Bob (with Basic). */
+  people: { ada: Person; bob: Person };
+}
 
-/** Keeps a copy of every response, before openapi-fetch parses it. */
-export const recorder: Middleware = {
-  async onResponse({ request, response, schemaPath }) {
-    exchanges.push({
-      method: request.method,
-      schemaPath,
-      url: request.url,
-      status: response.status,
-      headers: Object.fromEntries(response.headers),
-      body: await response.clone().text(),
-    });
-  },
-};
+/** What each feature's `exercise` gets. */
+export interface ClientContext {
+  /** A client without credentials. */
+  anyone: Api;
+  /** A client that sends `headers` on every request (every exchange is recorded). */
+  client: (headers?: Record<string, string>) => Api;
+  /** A key of a region of its own holding both permissions, at first the region's only key. */
+  regionApiKey: string;
+  /** test/fixtures: images and other files to upload. */
+  fixturesDir: string;
+  /** Hands `value` on to the features that run after this one. */
+  share: <K extends keyof Shared>(key: K, value: Shared[K]) => void;
+  /** What an earlier feature shared; throws when none has (list that feature in `after`). */
+  shared: <K extends keyof Shared>(key: K) => Shared[K];
+}
+
+/** The shape of a file of test/client/features/, as exercise.ts loads it. */
+export interface ClientFeature {
+  /** The features (file names without .ts) that must run first: those whose shared state this one reads. */
+  after?: readonly string[];
+  exercise(ctx: ClientContext): Promise<void>;
+}
+
+/** A planet id no test creates (ids are small integers, in range of the document's maximum). */
+export const UNKNOWN_PLANET_ID = 2_000_000_000;
+
+export const basic = (email: string, password: string) => ({
+  Authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`,
+});
+
+/** A client of the API at `baseUrl` that sends `headers` on every request, its exchanges recorded. */
+export function recordedClient(baseUrl: string, headers: Record<string, string> = {}): Api {
+  const api = createClient<paths>({ baseUrl, headers });
+  api.use(recorder);
+  return api;
+}
 
 /** What openapi-fetch resolves to: the parsed body of a success, or of an error. */
 type Result<Data, Problem> =

@@ -6,15 +6,16 @@ import { promisify } from 'node:util';
 
 import ts from 'typescript';
 
-import type { Exchange } from '../client/support';
+import type { Exchange } from '../client/exchange';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The tier a client of the API stands on: types generated from the committed openapi.json
  * (scripts/generate-client-types.mjs), a program written against them with openapi-fetch
- * (test/client/exercise.ts) that compiles under --strict, runs against the server, and
- * gets only answers the document promises, for every operation in it.
+ * (test/client/exercise.ts, running each feature's part in test/client/features/) that
+ * compiles under --strict, runs against the server, and gets only answers the document
+ * promises, for every operation in it.
  */
 const CLIENT_DIR = resolve('test/client');
 const TYPES = join(CLIENT_DIR, 'generated/api.d.ts');
@@ -23,6 +24,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
 
 interface Operation {
   operationId?: string;
+  tags?: string[];
   parameters?: { in: string }[];
   responses: Record<string, unknown>;
   security?: Record<string, string[]>[];
@@ -44,7 +46,7 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
 });
-afterAll(async () => t.close());
+afterAll(async () => t?.close());
 
 describe('a client generated from openapi.json', () => {
   it('is generated from the document the server serves', async () => {
@@ -109,10 +111,9 @@ describe('a client generated from openapi.json', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!METHODS.includes(method)) continue;
-        const name = `${operation.operationId ?? '(no operationId)'} (${method.toUpperCase()} ${path})`;
-        const statuses = exchanges
-          .filter((e) => e.method === method.toUpperCase() && e.schemaPath === path)
-          .map((e) => e.status);
+        const name = `${method.toUpperCase()} ${path} (${operation.operationId ?? 'no operationId'})`;
+        const calls = exchanges.filter((e) => e.method === method.toUpperCase() && e.schemaPath === path);
+        const statuses = calls.map((e) => e.status);
         const declared = Object.keys(operation.responses);
         const secured = (operation.security ?? document.security ?? []).some(
           (requirement) => Object.keys(requirement).length > 0,
@@ -124,15 +125,41 @@ describe('a client generated from openapi.json', () => {
           [secured && declared.includes('401'), 'a 401 without credentials', (s) => s === 401],
           [hasPathParameter && declared.includes('404'), 'a 404 for an unknown id', (s) => s === 404],
         ];
-        for (const [applies, what, matches] of wanted) {
-          if (applies && !statuses.some(matches))
-            gaps.push(`${name}: missing ${what} (statuses seen: ${statuses.join(', ') || 'none'})`);
-        }
+        const missing = wanted
+          .filter(([applies, , matches]) => applies && !statuses.some(matches))
+          .map(([, what]) => what);
+        if (missing.length === 0) continue;
+        const callers = [...new Set(calls.map((e) => e.feature))];
+        gaps.push(
+          callers.length > 0
+            ? `${name}: missing ${missing.join(', ')} (statuses seen: ${statuses.join(', ')}): add the calls to ` +
+                `exercise() in ${callers.map((feature) => `test/client/features/${feature}.ts`).join(' or ')}, which calls it`
+            : `${name}: never called: in test/client/features/<feature>.ts, the file of the feature that serves it ` +
+                `(${featureFileFor(operation)}; create the file if there is none), call it from ` +
+                '`export async function exercise(ctx: ClientContext): Promise<void>` ' +
+                `(${missing.join(', ')}; see test/client/support.ts)`,
+        );
       }
     }
     expect(gaps).toEqual([]);
   });
 });
+
+/**
+ * The file of the feature that calls other operations of `operation`'s tag, else one named
+ * after the tag: where a call of it most likely belongs.
+ */
+function featureFileFor(operation: Operation): string {
+  const tag = operation.tags?.[0];
+  const siblings = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, other]) => other.tags?.[0] === tag)
+      .map(([method]) => [method.toUpperCase(), path]),
+  );
+  const caller = exchanges.find((e) => siblings.some(([method, path]) => e.method === method && e.schemaPath === path));
+  const feature = caller?.feature ?? (tag ? tag.toLowerCase().replace(/[^a-z0-9]+/g, '-') : '<feature>');
+  return `by its tag, test/client/features/${feature}.ts`;
+}
 
 /** Compiles the program as its tsconfig says, strictness enforced; the diagnostics, formatted. */
 function compile(configPath: string): string[] {

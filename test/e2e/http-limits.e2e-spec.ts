@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { jest } from '@jest/globals';
 
 import { freePort, RunningProcess, startProcess } from '../support/processes';
 import { startTestApp, TestApp } from '../support/test-app';
+import { migratedDataDir } from '../support/test-database';
 
 // What only a real socket shows: clients that never finish their request, and requests
 // Node's HTTP parser used to answer itself.
@@ -121,7 +120,7 @@ describe('the request time limit, on the real server', () => {
   let serverPort: number;
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'rk-limits-'));
+    dataDir = migratedDataDir('rk-limits-');
     serverPort = await freePort();
     server = startProcess('dist/src/main.js', [], {
       DATA_DIR: dataDir,

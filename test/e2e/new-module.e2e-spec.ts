@@ -1,51 +1,82 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
 import { usesPostgresServer } from '../support/test-database';
 
 /**
- * `npm run new:module` writes a module that passes every check. It runs on a copy of the
- * repository (the files git tracks or would, as they are in the working tree; node_modules
- * linked), and then, in the copy: the type check, ESLint and Prettier on what it wrote, the
- * dependency rules, the new module's tests, the route table, and the service suite (the
- * committed openapi.json is the served one; every migration applied, the schema the entities
- * describe). Every response those tests get is checked against the copy's openapi.json.
+ * `npm run new:module` writes a module that passes every check, top-level and nested. It runs
+ * on a copy of the repository (the files git tracks or would, as they are in the working tree;
+ * node_modules linked), twice: `comets`, then `observations --parent planets`. Then, in the
+ * copy: the type check, ESLint and Prettier on what it wrote, the dependency rules, and in one
+ * Jest run every suite that lists routes or operations (route-policies, hostile-input,
+ * locations, the generated client, the soak's list), the new modules' own tests, and the
+ * service suite (the committed openapi.json is the served one; every migration applied, the
+ * schema the entities describe). Every response those tests get is checked against the
+ * copy's openapi.json.
  */
 // Skipped on the suite's second pass, on the PostgreSQL server (DATABASE_URL): the scaffold does
 // not depend on the database, and the first pass, on the embedded one, has run it.
 const onFirstPass = usesPostgresServer() ? describe.skip : describe;
 
-/** What the scaffold writes outside src/comets/ (docs/development.md, "Adding a module", lists these). */
-const OUTSIDE_THE_FOLDER = [
-  'bench/soak.mjs',
-  'openapi.json',
-  'src/app.module.ts',
-  'test/e2e/comets.e2e-spec.ts',
-  'test/e2e/hostile-input.e2e-spec.ts',
-  'test/e2e/route-policies.e2e-spec.ts',
-  'test/unit/comets.service.spec.ts',
-];
+/**
+ * What a feature changes outside its folder: the list in docs/development.md ("Adding a
+ * module", the bullets after "**Outside its folder"), each bullet naming its files in
+ * backquotes before its colon, `<feature>` standing for the feature's name.
+ */
+function OUTSIDE_THE_FOLDER(feature: string): string[] {
+  const docs = readFileSync('docs/development.md', 'utf8');
+  const start = docs.indexOf('**Outside its folder');
+  if (start < 0) throw new Error('docs/development.md: no "**Outside its folder" list');
+  const lines = docs.slice(start).split('\n');
+  const first = lines.findIndex((line) => line.startsWith('- '));
+  const end = lines.findIndex((line, index) => index > first && line.trim() === '');
+  const bullets = lines
+    .slice(first, end)
+    .join('\n')
+    .split(/\n(?=- )/);
+  return bullets
+    .flatMap((bullet) => [...(bullet.split(/`:/)[0] + '`').matchAll(/`([^`]+)`/g)].map((m) => m[1]))
+    .map((file) => file.replaceAll('<feature>', feature))
+    .sort();
+}
 
-const IN_THE_FOLDER = [
-  'src/comets/comets.controller.ts',
-  'src/comets/comets.module.ts',
-  'src/comets/comets.repository.ts',
-  'src/comets/comets.service.ts',
-  'src/comets/dto/comet-input.dto.ts',
-  'src/comets/dto/comet-page.dto.ts',
-  'src/comets/dto/comet.dto.ts',
-  'src/comets/entities/comet.entity.ts',
-  'src/comets/index.ts',
-  'src/comets/migrations/<13-digit timestamp>-comets.ts',
+/** What it writes in src/<feature>/, top-level or nested alike. */
+const IN_THE_FOLDER = (feature: string, singular: string) =>
+  [
+    `src/${feature}/${feature}.controller.ts`,
+    `src/${feature}/${feature}.module.ts`,
+    `src/${feature}/${feature}.repository.ts`,
+    `src/${feature}/${feature}.service.ts`,
+    `src/${feature}/dto/${singular}-input.dto.ts`,
+    `src/${feature}/dto/${singular}-page.dto.ts`,
+    `src/${feature}/dto/${singular}.dto.ts`,
+    `src/${feature}/entities/${singular}.entity.ts`,
+    `src/${feature}/index.ts`,
+    `src/${feature}/migrations/<13-digit timestamp>-${feature}.ts`,
+  ].sort();
+
+/** The suites run on the copy: the new modules' own, and every one that lists routes or operations. */
+const SUITES = [
+  'test/unit/comets.service.spec.ts',
+  'test/unit/observations.service.spec.ts',
+  'test/unit/soak-operations.spec.ts',
+  'test/e2e/comets.e2e-spec.ts',
+  'test/e2e/observations.e2e-spec.ts',
+  'test/e2e/route-policies.e2e-spec.ts',
+  'test/e2e/hostile-input.e2e-spec.ts',
+  'test/e2e/locations.e2e-spec.ts',
+  'test/e2e/generated-client.e2e-spec.ts',
+  'test/e2e/service.e2e-spec.ts',
 ];
 
 onFirstPass('npm run new:module', () => {
   let copy: string;
 
   beforeAll(() => {
-    copy = mkdtempSync(join(tmpdir(), 'new-module-'));
+    // Real: Jest reports the suites it ran by their real paths.
+    copy = realpathSync(mkdtempSync(join(tmpdir(), 'new-module-')));
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
       encoding: 'utf8',
     });
@@ -54,8 +85,12 @@ onFirstPass('npm run new:module', () => {
   });
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
+  // Not this run's: its database, its worker, its tier, and the database templates its global
+  // setup made (TEST_*), which hold this checkout's migrations; the copy's own Jest makes its own.
   const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL' && name !== 'JEST_WORKER_ID'),
+    Object.entries(process.env).filter(
+      ([name]) => name !== 'DATABASE_URL' && name !== 'JEST_WORKER_ID' && !name.startsWith('TEST_'),
+    ),
   );
   /** Runs a command in the copy. */
   const run = (command: string, ...args: string[]) => {
@@ -75,23 +110,34 @@ onFirstPass('npm run new:module', () => {
       if (entry.isDirectory()) return filesIn(path);
       return entry.isFile() ? [relative(copy, path)] : [];
     });
-  /** Files of the copy (but its build) that differ from this checkout's, or that it lacks. */
+  /** Files of the copy (but its build and Jest's results) that differ from this checkout's, or that it lacks. */
   const changedFiles = () =>
     filesIn(copy)
-      .filter((file) => !file.startsWith('dist/'))
+      .filter((file) => !file.startsWith('dist/') && file !== 'jest-results.json')
       .filter((file) => !existsSync(file) || !readFileSync(file).equals(readFileSync(join(copy, file))))
       .sort();
+  const inFolders = (folders: string[], changed: string[]) =>
+    changed
+      .filter((file) => folders.some((folder) => file.startsWith(`src/${folder}/`)))
+      .map((file) => file.replace(/\/\d{13}-/, '/<13-digit timestamp>-'));
+  const outsideFolders = (folders: string[], changed: string[]) =>
+    changed.filter((file) => !folders.some((folder) => file.startsWith(`src/${folder}/`)));
 
-  it('refuses a name that is not kebab-case, or one in use, with exit 2 and the reason', () => {
+  it('refuses a name that is not kebab-case, one in use, or a parent without a lookup, with exit 2 and the reason', () => {
     const refusals = [
-      ['Comets', 'is not a name'],
-      ['comets_2', 'is not a name'],
-      ['users', 'the folder src/users exists'],
-      ['planets', 'the API already has routes under /planets'],
-      ['docs', "/docs serves the API's documentation"],
-    ];
-    for (const [name, reason] of refusals) {
-      expect(run(process.execPath, 'scripts/new-module.mjs', name)).toMatchObject({
+      [['Comets'], 'is not a name'],
+      [['comets_2'], 'is not a name'],
+      [['users'], 'the folder src/users exists'],
+      [['planets'], 'the API already has routes under /planets'],
+      [['docs'], "/docs serves the API's documentation"],
+      [['notes', '--parent', 'users'], 'only these do: planets (PlanetsLookup, src/celestial-bodies/index.ts)'],
+      [['notes', '--parent'], '--parent needs the name of the parent'],
+      [['image', '--parent', 'planets'], 'the API already has routes under /planets/{planetId}/image'],
+      [['notes', '--verbose'], 'unknown option --verbose'],
+    ] as const;
+    for (const [args, reason] of refusals) {
+      expect({ args, ...run(process.execPath, 'scripts/new-module.mjs', ...args) }).toMatchObject({
+        args,
         status: 2,
         output: expect.stringContaining(reason),
       });
@@ -99,31 +145,59 @@ onFirstPass('npm run new:module', () => {
     expect(changedFiles()).toEqual([]);
   });
 
-  it(
-    'writes a module that type-checks, lints, keeps the dependency rules and passes its tests and the route table',
-    () => {
-      succeed('npm', 'run', 'new:module', '--', 'comets');
-      const changed = changedFiles();
-      expect(changed.filter((file) => !file.startsWith('src/comets/'))).toEqual(OUTSIDE_THE_FOLDER);
-      const folder = changed.filter((file) => file.startsWith('src/comets/'));
-      expect(folder.map((file) => file.replace(/\/\d{13}-/, '/<13-digit timestamp>-'))).toEqual(IN_THE_FOLDER);
+  it('writes a top-level module, changing outside its folder the files docs/development.md lists', () => {
+    succeed('npm', 'run', 'new:module', '--', 'comets');
+    const changed = changedFiles();
+    expect(outsideFolders(['comets'], changed)).toEqual(OUTSIDE_THE_FOLDER('comets'));
+    expect(inFolders(['comets'], changed)).toEqual(IN_THE_FOLDER('comets', 'comet'));
+  }, 120_000);
 
-      succeed('npm', 'run', 'typecheck');
-      const sources = changed.filter((file) => file.endsWith('.ts'));
-      succeed(process.execPath, 'node_modules/eslint/bin/eslint.js', '--max-warnings', '0', ...sources);
-      const formatted = changed.filter((file) => !file.endsWith('.json'));
-      succeed(process.execPath, 'node_modules/prettier/bin/prettier.cjs', '--check', ...formatted);
-      succeed('npm', 'run', 'lint:deps');
-      succeed(
+  it('writes a nested module under planets, changing outside its folder the same files', () => {
+    succeed('npm', 'run', 'new:module', '--', 'observations', '--parent', 'planets');
+    const changed = changedFiles();
+    const both = ['comets', 'observations'];
+    expect(outsideFolders(both, changed)).toEqual(
+      [...new Set([...OUTSIDE_THE_FOLDER('comets'), ...OUTSIDE_THE_FOLDER('observations')])].sort(),
+    );
+    expect(inFolders(['observations'], changed)).toEqual(IN_THE_FOLDER('observations', 'observation'));
+  }, 120_000);
+
+  it('writes modules that type-check, lint and keep the dependency rules', () => {
+    succeed('npm', 'run', 'typecheck');
+    const changed = changedFiles();
+    const sources = changed.filter((file) => file.endsWith('.ts'));
+    succeed(process.execPath, 'node_modules/eslint/bin/eslint.js', '--max-warnings', '0', ...sources);
+    const formatted = changed.filter((file) => !file.endsWith('.json'));
+    succeed(process.execPath, 'node_modules/prettier/bin/prettier.cjs', '--check', ...formatted);
+    succeed('npm', 'run', 'lint:deps');
+  }, 300_000);
+
+  it(
+    'passes their tests and every suite that lists routes: route-policies, hostile-input, locations, the generated client, the soak',
+    () => {
+      const { status, output } = run(
         'npm',
         'run',
         'jest',
         '--',
-        'test/unit/comets.service.spec.ts',
-        'test/e2e/comets.e2e-spec.ts',
-        'test/e2e/route-policies.e2e-spec.ts',
-        'test/e2e/service.e2e-spec.ts',
+        '--maxWorkers=2',
+        '--json',
+        '--outputFile=jest-results.json',
+        ...SUITES,
       );
+      const results = existsSync(join(copy, 'jest-results.json'))
+        ? (JSON.parse(readFileSync(join(copy, 'jest-results.json'), 'utf8')) as {
+            testResults: { name: string; status: string }[];
+          })
+        : { testResults: [] };
+      const outcome = Object.fromEntries(
+        results.testResults.map((suite) => [relative(copy, suite.name), suite.status] as const),
+      );
+      // Each suite ran, and passed; else the end of Jest's output says why.
+      expect({ outcome, output: status === 0 ? '' : output.slice(-8000) }).toEqual({
+        outcome: Object.fromEntries(SUITES.map((suite) => [suite, 'passed'])),
+        output: '',
+      });
     },
     15 * 60_000,
   );

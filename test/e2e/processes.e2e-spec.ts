@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { jest } from '@jest/globals';
@@ -8,7 +7,7 @@ import { DataDirInUseError, DataDirLock } from '../../src/database/data-dir-lock
 import { expectProblem } from '../support/problems';
 import { freePort, runProcess, startProcess } from '../support/processes';
 import { startTestApp } from '../support/test-app';
-import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
+import { createTestDatabase, migratedDataDir, TestDatabase, usesPostgresServer } from '../support/test-database';
 
 /**
  * The server and the operator CLI as real processes (compiled by the global setup), the
@@ -21,7 +20,7 @@ const CLI = 'dist/src/cli.js';
 
 let dataDir: string;
 beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'rk-proc-'));
+  dataDir = migratedDataDir('rk-proc-');
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 

@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 
 import { jest } from '@jest/globals';
 
 import { freePort, startProcess } from '../support/processes';
-import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
+import { createTestDatabase, migratedDataDir, TestDatabase, usesPostgresServer } from '../support/test-database';
 
 /**
  * The real server as a process: counts held in memory reach the database on SIGTERM, on the
@@ -19,7 +17,7 @@ const KEY = 'operator-chosen-initial-key-0123456789abcdef';
 let dataDir: string;
 let db: TestDatabase | undefined;
 beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'rk-usage-'));
+  dataDir = migratedDataDir('rk-usage-');
   db = usesPostgresServer() ? await createTestDatabase() : undefined;
 });
 afterEach(async () => {

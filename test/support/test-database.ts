@@ -48,8 +48,18 @@ export async function createTestDatabase({ empty = false }: TestDatabaseOptions 
  */
 export async function createPersistentTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (usesPostgresServer()) return createTestDatabase(options);
-  const dir = mkdtempSync(join(tmpdir(), 'rk-persistent-'));
-  const template = options.empty ? undefined : process.env[TEMPLATE_ENV.embeddedDataDir];
-  if (template) cpSync(template, dir, { recursive: true });
+  const dir = options.empty ? mkdtempSync(join(tmpdir(), 'rk-persistent-')) : migratedDataDir('rk-persistent-');
   return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A new directory, under the system's temporary one, holding a migrated embedded database
+ * (empty when the e2e global setup made no template): a DATA_DIR for a server or CLI process
+ * a test starts. The caller removes it.
+ */
+export function migratedDataDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const template = process.env[TEMPLATE_ENV.embeddedDataDir];
+  if (template) cpSync(template, dir, { recursive: true });
+  return dir;
 }

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+
+import { type Api, check, type ClientContext, expectData, expectNoContent, expectProblem } from '../support';
+
+/** No id the server ever hands out: unknown to every region. */
+const UNKNOWN_KEY_ID = randomUUID();
+
+/** Region API keys: the region, its keys (create, usage, roll, delete) and its events. */
+export async function exercise({ anyone, client, regionApiKey }: ClientContext): Promise<void> {
+  const admin = client({ 'X-API-Key': regionApiKey });
+
+  const region = await expectData(admin.GET('/auth/regions/me'), 200, 'my region');
+  const [first] = region.apiKeys;
+  if (region.apiKeys.length !== 1 || first === undefined) throw new Error('the region should start with its one key');
+  await expectProblem(anyone.GET('/auth/regions/me'), 401, 'unauthenticated', 'my region without a key');
+
+  const reader = await expectData(
+    admin.POST('/auth/region/api-keys', {
+      body: { description: 'Timetable sync (read only)', permissions: ['region:read'] },
+    }),
+    201,
+    'create a read-only key',
+  );
+  check(
+    reader.key.length > 0 && reader.permissions.join() === 'region:read',
+    'the new key is read-only and shown once',
+  );
+  const asReader = client({ 'X-API-Key': reader.key });
+  await expectData(asReader.GET('/auth/regions/me'), 200, 'my region with the read-only key');
+  await expectProblem(
+    asReader.POST('/auth/region/api-keys', { body: {} }),
+    403,
+    'insufficient-permission',
+    'create with a read-only key',
+  );
+  await expectProblem(
+    anyone.POST('/auth/region/api-keys', { body: {} }),
+    401,
+    'unauthenticated',
+    'create without a key',
+  );
+  const empty = await expectProblem(
+    admin.POST('/auth/region/api-keys', { body: { permissions: [] } }),
+    400,
+    'validation',
+    'create with no permissions',
+  );
+  check(empty.errors?.some((e) => e.field === 'permissions') === true, 'the 400 names permissions');
+
+  const writer = await expectData(
+    admin.POST('/auth/region/api-keys', {
+      body: { description: 'Key manager', permissions: ['keys:write'], allowedCidrs: ['127.0.0.1', '::1'] },
+    }),
+    201,
+    'create a write-only key',
+  );
+  check(writer.allowedCidrs?.join() === '127.0.0.1/32,::1/128', 'the allowlist is stored in canonical form');
+  const asWriter = client({ 'X-API-Key': writer.key });
+  await expectProblem(
+    asWriter.GET('/auth/regions/me'),
+    403,
+    'insufficient-permission',
+    'my region with a write-only key',
+  );
+
+  const usage = await expectData(
+    admin.GET('/auth/region/api-keys/{id}/usage', { params: { path: { id: reader.id }, query: { days: 7 } } }),
+    200,
+    'usage of the read-only key',
+  );
+  check(
+    usage.data.length === 7 && usage.data.every((day) => Number.isInteger(day.requests)),
+    'one count for each of 7 days',
+  );
+  await expectProblem(
+    admin.GET('/auth/region/api-keys/{id}/usage', { params: { path: { id: reader.id }, query: { days: 0 } } }),
+    400,
+    'validation',
+    'usage of 0 days',
+  );
+  await expectProblem(
+    admin.GET('/auth/region/api-keys/{id}/usage', { params: { path: { id: UNKNOWN_KEY_ID } } }),
+    404,
+    'not-found',
+    'usage of an unknown key',
+  );
+  await expectProblem(
+    anyone.GET('/auth/region/api-keys/{id}/usage', { params: { path: { id: reader.id } } }),
+    401,
+    'unauthenticated',
+    'usage without a key',
+  );
+
+  const rolled = await expectData(
+    admin.POST('/auth/region/api-keys/{id}/roll', {
+      params: { path: { id: reader.id } },
+      body: { revokeOldAfterSeconds: 3600, permissions: ['region:read'] },
+    }),
+    201,
+    'roll the read-only key',
+  );
+  check(
+    rolled.replaces.id === reader.id && rolled.replaces.revokesAt !== null,
+    'the new key replaces the old one, which stops later',
+  );
+  check(
+    rolled.description === reader.description && rolled.permissions.join() === 'region:read',
+    'the new key keeps the old one’s description, with the permissions asked for',
+  );
+  const rollPath = { params: { path: { id: reader.id } }, body: {} };
+  await expectProblem(
+    admin.POST('/auth/region/api-keys/{id}/roll', rollPath),
+    409,
+    'api-key-already-rolled',
+    'roll a rolled key',
+  );
+  await expectProblem(
+    admin.POST('/auth/region/api-keys/{id}/roll', { params: { path: { id: UNKNOWN_KEY_ID } }, body: {} }),
+    404,
+    'not-found',
+    'roll an unknown key',
+  );
+  await expectProblem(
+    admin.POST('/auth/region/api-keys/{id}/roll', { params: { path: { id: 'not-a-uuid' } }, body: {} }),
+    400,
+    'validation',
+    'roll a malformed id',
+  );
+  await expectProblem(
+    anyone.POST('/auth/region/api-keys/{id}/roll', rollPath),
+    401,
+    'unauthenticated',
+    'roll without a key',
+  );
+
+  const removeWriter = { params: { path: { id: writer.id } } };
+  await expectProblem(
+    admin.DELETE('/auth/region/api-keys/{id}', { params: { path: { id: 'not-a-uuid' } } }),
+    400,
+    'validation',
+    'delete a malformed id',
+  );
+  await expectProblem(
+    admin.DELETE('/auth/region/api-keys/{id}', { params: { path: { id: UNKNOWN_KEY_ID } } }),
+    404,
+    'not-found',
+    'delete an unknown key',
+  );
+  await expectProblem(
+    anyone.DELETE('/auth/region/api-keys/{id}', removeWriter),
+    401,
+    'unauthenticated',
+    'delete without a key',
+  );
+  await expectNoContent(admin.DELETE('/auth/region/api-keys/{id}', removeWriter), 204, 'delete the write-only key');
+  await expectProblem(
+    admin.DELETE('/auth/region/api-keys/{id}', removeWriter),
+    404,
+    'not-found',
+    'delete a deleted key',
+  );
+  // The first key is now the region's only permanent key that can manage keys.
+  await expectProblem(
+    admin.DELETE('/auth/region/api-keys/{id}', { params: { path: { id: first.id } } }),
+    409,
+    'last-api-key',
+    'delete the last managing key',
+  );
+
+  const newest = await expectData(
+    admin.GET('/auth/region/events', { params: { query: { limit: 2 } } }),
+    200,
+    'the newest events',
+  );
+  check(newest.data.length === 2 && newest.data[0]?.type === 'api_key.revoked', 'the newest event is the deletion');
+  check(newest.meta.next !== null, 'there are older events');
+  if (newest.meta.next !== null) {
+    const older = await expectData(
+      admin.GET('/auth/region/events', { params: { query: { limit: 100, cursor: newest.meta.next } } }),
+      200,
+      'older events',
+    );
+    check(
+      older.meta.next === null && older.data.at(-1)?.type === 'region.created',
+      'the oldest event is the region made by an operator',
+    );
+  }
+  await expectProblem(
+    admin.GET('/auth/region/events', { params: { query: { cursor: 'not-a-cursor' } } }),
+    400,
+    'validation',
+    'events from a made-up cursor',
+  );
+  await expectProblem(anyone.GET('/auth/region/events'), 401, 'unauthenticated', 'events without a key');
+}
+
+/**
+ * Never run: each line is a mistake the generated types must refuse. Were the types `any`,
+ * a directive would go unused and the compilation would fail.
+ */
+export function mistakesTheTypesCatch(api: Api): void {
+  // @ts-expect-error: not a permission
+  void api.POST('/auth/region/api-keys', { body: { permissions: ['admin'] } });
+  void api.GET('/auth/regions/me').then(({ data }) => {
+    // @ts-expect-error: a region lists keys, never their secrets
+    void data?.apiKeys[0]?.key;
+  });
+}

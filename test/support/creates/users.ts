@@ -1,0 +1,13 @@
+import { randomBytes } from 'node:crypto';
+
+import { type CreateRecipes, post } from '../create-recipes';
+
+/** The creates of the users feature, for test/e2e/locations.e2e-spec.ts. */
+export const creates: CreateRecipes = {
+  // The account's Location is /me.
+  createUser: async (ctx, extra) => {
+    const email = `located-${randomBytes(6).toString('hex')}@example.com`;
+    const res = await post(ctx, '/user/signup', { email, password: 'a-long-password' }, {}, extra);
+    return { status: res.statusCode, location: res.headers.location, path: '/me' };
+  },
+};
