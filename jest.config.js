@@ -40,6 +40,6 @@ module.exports = {
   // waiting (on processes it starts, timers, the database), so three workers keep both cores
   // busy. A worker that has grown large is replaced between files.
   maxWorkers: 3,
-  workerIdleMemoryLimit: '1GB',
+  workerIdleMemoryLimit: '2GB',
   projects: tier ? tiers.filter((project) => project.displayName === tier) : tiers,
 };
