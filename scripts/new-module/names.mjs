@@ -30,7 +30,11 @@ export function namesOf(name, singular, timestamp) {
       .map((w) => w[0].toUpperCase() + w.slice(1))
       .join(' '), // the OpenAPI tag
     one: words(singular).join(' '), // "comet", in descriptions and messages
+    aOne: `${/^[aeiou]/.test(singular) ? 'an' : 'a'} ${words(singular).join(' ')}`, // "a comet", "an observation" (by the first letter)
     many: words(name).join(' '),
     timestamp,
   };
 }
+
+/** "an observation" → "An observation". */
+export const cap = (text) => text[0].toUpperCase() + text.slice(1);

@@ -2,6 +2,7 @@
 // /<parent>/{parentId}/<name>, and /<name>/{id}: see scripts/new-module.mjs. Most of their text is
 // in shared.mjs, which a top-level feature's share; here are the parents a nested feature may
 // have and what only this shape says.
+import { cap } from './names.mjs';
 import * as shared from './shared.mjs';
 
 /**
@@ -27,6 +28,7 @@ export const PARENTS = {
     PARAM_DOC: 'PLANET_ID_PARAM',
     paramRule: 'planetId is not a positive integer',
     one: 'planet',
+    aOne: 'a planet',
     One: 'Planet',
     ONE: 'PLANET',
     path: '/planets',
@@ -54,7 +56,7 @@ export const nestedFiles = (n, p) => ({
     n,
     p,
     `/**
- * ${n.Title} of a ${p.one}: a public list under each ${p.one}; signed-in users add to it, and only
+ * ${n.Title} of ${p.aOne}: a public list under each ${p.one}; signed-in users add to it, and only
  * its creator deletes one. ${p.Module} gives ${p.Lookup}.
  */`,
   ),
@@ -66,16 +68,16 @@ export const nestedFiles = (n, p) => ({
       problems: 'FORBIDDEN, NOT_FOUND, UNAVAILABLE, VALIDATION',
       swaggerHelpers: 'ApiProblems, jsonBodyProblems, unexpectedBodyProblems',
     },
-    doc: `/** The ${n.many} of a ${p.one} under ${shared.listRoute(n, p)}, and each at /${n.name}/{id}. */\n`,
-    listSummary: `List a ${p.one}'s ${n.many}`,
+    doc: `/** The ${n.many} of ${p.aOne} under ${shared.listRoute(n, p)}, and each at /${n.name}/{id}. */\n`,
+    listSummary: `List ${p.aOne}'s ${n.many}`,
     listDescription: `A page of the ${n.many} of the ${p.one}, oldest first.`,
-    createSummary: `Add a ${n.one} to a ${p.one}`,
+    createSummary: `Add ${n.aOne} to ${p.aOne}`,
     createDescription: 'You become its creator: only you can delete it.',
     more: `
   @Delete('${n.name}/:id')
   @HttpCode(204)
   @UserAuth()
-  @ApiOperation({ operationId: 'delete${n.Singular}', summary: 'Delete a ${n.one}', description: 'Only its creator may.' })
+  @ApiOperation({ operationId: 'delete${n.Singular}', summary: 'Delete ${n.aOne}', description: 'Only its creator may.' })
   @ApiParam(ID_PARAM)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(
@@ -130,7 +132,7 @@ export const nestedFiles = (n, p) => ({
     n,
     p,
     `/**
- * A ${n.one} of a ${p.one}, added by a signed-in user. The database keeps its ${p.one} and its
+ * ${cap(n.aOne)} of ${p.aOne}, added by a signed-in user. The database keeps its ${p.one} and its
  * creator existing rows (foreign keys named by table, not by entity: the code never reads
  * those tables); it goes when its ${p.one} goes (ON DELETE CASCADE).
  */`,
@@ -138,7 +140,7 @@ export const nestedFiles = (n, p) => ({
 
   [`src/${n.name}/migrations/${n.timestamp}-${n.name}.ts`]: shared.migrationFile(n, p, {
     doc: `/** ${n.Title} of ${p.table}. Needs \`${p.table}\` and \`users\` (the ${p.one} and the creator of each ${n.one}). */`,
-    listIndexComment: `A ${p.one}'s list, in its order; and the foreign key's index (a delete of a ${p.one} finds its ${n.many}).`,
+    listIndexComment: `${cap(p.aOne)}'s list, in its order; and the foreign key's index (a delete of ${p.aOne} finds its ${n.many}).`,
   }),
 
   [`src/${n.name}/dto/${n.singular}.dto.ts`]: shared.dtoFile(n, p),
@@ -148,7 +150,7 @@ export const nestedFiles = (n, p) => ({
   [`test/unit/${n.name}.service.spec.ts`]: shared.unitTestFile(
     n,
     p,
-    `  it('creates a ${n.one} in the transaction that holds its ${p.one}, with an id of its own, its creator and the time of the Clock', async () => {
+    `  it('creates ${n.aOne} in the transaction that holds its ${p.one}, with an id of its own, its creator and the time of the Clock', async () => {
     repository.insert.mockImplementation(async (_tx, row) => row);
 
     const created = await sut.create${n.Singular}(${p.ONE}_ID, 7, 'First');
@@ -164,7 +166,7 @@ export const nestedFiles = (n, p) => ({
     expect(repository.insert).toHaveBeenCalledWith(TX, created);
   });
 
-  it("answers a ${p.one} that does not exist with the ${p.one}'s 404, and inserts nothing", async () => {
+  it("answers ${p.aOne} that does not exist with the ${p.one}'s 404, and inserts nothing", async () => {
     ${p.table}.${p.withHeld}.mockRejectedValue(new NotFoundError('No ${p.one} with id ${p.exampleId} exists.'));
 
     await expect(sut.create${n.Singular}(${p.ONE}_ID, 7, 'First')).rejects.toMatchObject({ status: 404, slug: 'not-found' });
@@ -181,7 +183,7 @@ export const nestedFiles = (n, p) => ({
     expect(repository.findPageOf${p.One}).toHaveBeenCalledWith(${p.ONE}_ID, 1, 10);
   });
 
-  it("answers the list of a ${p.one} that does not exist with the ${p.one}'s 404", async () => {
+  it("answers the list of ${p.aOne} that does not exist with the ${p.one}'s 404", async () => {
     ${p.table}.${p.assertExists}.mockRejectedValue(new NotFoundError('No ${p.one} with id ${p.exampleId} exists.'));
 
     await expect(sut.list${n.Plural}(${p.ONE}_ID, 1, 10)).rejects.toMatchObject({ status: 404 });
@@ -189,7 +191,7 @@ export const nestedFiles = (n, p) => ({
   });
 
 ${shared.unknownIdTest(n)}
-  it('deletes a ${n.one} of its creator, and refuses another user (403) or an unknown id (404)', async () => {
+  it('deletes ${n.aOne} of its creator, and refuses another user (403) or an unknown id (404)', async () => {
     repository.deleteOfCreator.mockResolvedValueOnce(true);
     await expect(sut.delete${n.Singular}(ID, 7)).resolves.toBeUndefined();
     expect(repository.deleteOfCreator).toHaveBeenCalledWith(ID, 7);
@@ -223,7 +225,7 @@ describe('POST ${shared.listRoute(n, p)}', () => {
     ${p.param} = await new${p.One}();
   });
 
-  it('creates a ${n.one} of the caller under the ${p.one}, trimmed, at the time of the Clock, with its Location', async () => {
+  it('creates ${n.aOne} of the caller under the ${p.one}, trimmed, at the time of the Clock, with its Location', async () => {
     const res = await create(${p.param}, { name: '  First  ' });
     expect(res.statusCode).toBe(201);
     const body = res.json();
@@ -242,7 +244,7 @@ describe('POST ${shared.listRoute(n, p)}', () => {
     expect((await create(${p.param}, { name: 'Second' }, { authorization: bob.bearer })).statusCode).toBe(201);
   });
 
-  it('answers a ${p.one} that does not exist with 404, and a ${p.param} that is no id with 400', async () => {
+  it('answers ${p.aOne} that does not exist with 404, and a ${p.param} that is no id with 400', async () => {
     expectProblem(await create(${p.unknownId}, { name: 'Lost' }), 404, 'not-found');
     expectProblem(await create('${p.invalidId}', { name: 'Lost' }), 400, 'validation');
   });
@@ -263,7 +265,7 @@ describe('GET ${shared.listRoute(n, p)}', () => {
 ${shared.secondPageChecks}    expect((await get(\`\${listUrl(${p.param})}?limit=2\`)).json().meta.next).toBe(\`\${listUrl(${p.param})}?limit=2&offset=2\`);
   });
 
-  it('answers a ${p.one} that does not exist with 404, and a ${p.param} that is no id with 400', async () => {
+  it('answers ${p.aOne} that does not exist with 404, and a ${p.param} that is no id with 400', async () => {
     expectProblem(await get(listUrl(${p.unknownId})), 404, 'not-found');
     expectProblem(await get(listUrl('${p.invalidId}')), 400, 'validation');
   });
@@ -301,9 +303,9 @@ describe('DELETE /${n.name}/{id}', () => {
   [`test/client/features/${n.name}.ts`]: `${shared.clientTestStart({
     support: 'check, type ClientContext, expectData, expectNoContent, expectProblem',
     afterDoc: 'Ada and Bob.',
-    doc: `${n.Title} of a ${p.one}: create and list under it, get and delete each.`,
+    doc: `${n.Title} of ${p.aOne}: create and list under it, get and delete each.`,
     people: 'ada, bob',
-  })}  const parent = await expectData(ada.api.POST('${p.path}', { body: ${p.body} }), 201, 'a ${p.one} of Ada');
+  })}  const parent = await expectData(ada.api.POST('${p.path}', { body: ${p.body} }), 201, '${p.aOne} of Ada');
   const under = { params: { path: { ${p.param}: parent.id } } };
   // No ${p.one} has this id.
   const unknownParent = { params: { path: { ${p.param}: ${p.unknownId} } } };
@@ -311,7 +313,7 @@ describe('DELETE /${n.name}/{id}', () => {
   const created = await expectData(
     ada.api.POST('${shared.listRoute(n, p)}', { ...under, body: { name: 'First ${n.one}' } }),
     201,
-    'create a ${n.one}',
+    'create ${n.aOne}',
   );
   check(
     created.creatorId === ada.id && created.${p.param} === parent.id,
@@ -321,19 +323,19 @@ describe('DELETE /${n.name}/{id}', () => {
     anyone.POST('${shared.listRoute(n, p)}', { ...under, body: { name: 'Nobody’s' } }),
     401,
     'unauthenticated',
-    'create a ${n.one} without credentials',
+    'create ${n.aOne} without credentials',
   );
   await expectProblem(
     ada.api.POST('${shared.listRoute(n, p)}', { ...under, body: { name: '' } }),
     400,
     'validation',
-    'create a ${n.one} without a name',
+    'create ${n.aOne} without a name',
   );
   await expectProblem(
     ada.api.POST('${shared.listRoute(n, p)}', { ...unknownParent, body: { name: 'Lost' } }),
     404,
     'not-found',
-    'create a ${n.one} under an unknown ${p.one}',
+    'create ${n.aOne} under an unknown ${p.one}',
   );
 
   const page = await expectData(
@@ -356,11 +358,11 @@ describe('DELETE /${n.name}/{id}', () => {
   );
 
   const item = { params: { path: { id: created.id } } };
-  const read = await expectData(anyone.GET('/${n.name}/{id}', item), 200, 'a ${n.one}');
+  const read = await expectData(anyone.GET('/${n.name}/{id}', item), 200, '${n.aOne}');
 ${shared.clientItemChecks(n)}
   await expectProblem(bob.api.DELETE('/${n.name}/{id}', item), 403, 'forbidden', "delete another's ${n.one}");
   await expectProblem(anyone.DELETE('/${n.name}/{id}', item), 401, 'unauthenticated', 'delete without credentials');
-  await expectNoContent(ada.api.DELETE('/${n.name}/{id}', item), 204, 'delete a ${n.one}');
+  await expectNoContent(ada.api.DELETE('/${n.name}/{id}', item), 204, 'delete ${n.aOne}');
   await expectProblem(ada.api.DELETE('/${n.name}/{id}', item), 404, 'not-found', 'delete a deleted ${n.one}');
 }
 `,

@@ -149,7 +149,7 @@ ${parentParam}  @ApiBody({ type: ${n.Singular}InputDto })
 
   @Get('${p ? `${n.name}/` : ''}:id')
   @Public()
-  @ApiOperation({ operationId: 'get${n.Singular}', summary: 'Get a ${n.one}' })
+  @ApiOperation({ operationId: 'get${n.Singular}', summary: 'Get ${n.aOne}' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: ${n.Singular}Dto, description: 'The ${n.one}' })
   @ApiProblems({ types: [VALIDATION], description: 'id is not a UUID.' }, ${p ? `${n.CONSTANT}_NOT_FOUND` : notFoundProblem(n.one, EXAMPLE_ID)}, UNAVAILABLE)
@@ -492,7 +492,7 @@ export const createsFile = (n, p) => `import { type CreateRecipes, post } from '
 
 /** The creates of the ${n.many} feature, for test/e2e/locations.e2e-spec.ts. */
 export const creates: CreateRecipes = {
-${p ? `  // Under a ${p.one} of its own; the Location is the ${n.one}'s own URI.\n` : ''}  create${n.Singular}: async (ctx, extra) => {
+${p ? `  // Under ${p.aOne} of its own; the Location is the ${n.one}'s own URI.\n` : ''}  create${n.Singular}: async (ctx, extra) => {
 ${p ? `    const parent = (await post(ctx, '${p.path}', ${p.body}, { authorization: ctx.user.bearer }, {})).json();\n` : ''}    const res = await post(ctx, ${p ? `\`${p.path}/\${parent.id}/${n.name}\`` : `'/${n.name}'`}, { name: 'First ${n.one}' }, { authorization: ctx.user.bearer }, extra);
     return { status: res.statusCode, location: res.headers.location, path: \`/${n.name}/\${res.json().id}\` };
   },
@@ -530,6 +530,6 @@ export const clientItemChecks = (
     anyone.GET('/${n.name}/{id}', { params: { path: { id: 'not-a-uuid' } } }),
     400,
     'validation',
-    'a ${n.one} id that is not a UUID',
+    '${n.aOne} id that is not a UUID',
   );
 `;

@@ -1,5 +1,6 @@
 // The files of a top-level feature, /<name> and /<name>/{id}: see scripts/new-module.mjs. Most of
 // their text is in shared.mjs, which a nested feature's share; here is what only this shape says.
+import { cap } from './names.mjs';
 import * as shared from './shared.mjs';
 
 /** Each file the feature is made of, by path, for the names `n` (see names.mjs). */
@@ -21,7 +22,7 @@ export const topLevelFiles = (n) => ({
     },
     listSummary: `List ${n.many}`,
     listDescription: `A page of ${n.many}, oldest first.`,
-    createSummary: `Create a ${n.one}`,
+    createSummary: `Create ${n.aOne}`,
     createDescription: 'You become its creator.',
   }),
 
@@ -41,7 +42,7 @@ export const topLevelFiles = (n) => ({
     n,
     undefined,
     `/**
- * A ${n.one}, added by a signed-in user. The database keeps its creator an existing user (a
+ * ${cap(n.aOne)}, added by a signed-in user. The database keeps its creator an existing user (a
  * foreign key to the users table, named by table, not by entity).
  */`,
   ),
@@ -58,7 +59,7 @@ export const topLevelFiles = (n) => ({
   [`test/unit/${n.name}.service.spec.ts`]: shared.unitTestFile(
     n,
     undefined,
-    `  it('creates a ${n.one} with an id of its own, its creator and the time of the Clock', async () => {
+    `  it('creates ${n.aOne} with an id of its own, its creator and the time of the Clock', async () => {
     repository.insert.mockImplementation(async (row) => row);
 
     const created = await sut.create${n.Singular}(7, 'First');
@@ -89,7 +90,7 @@ const create = (payload: unknown, headers: Record<string, string> = { authorizat
 const get = (url: string) => t.request({ method: 'GET', url });
 
 describe('POST /${n.name}', () => {
-  it('creates a ${n.one} of the caller, trimmed, at the time of the Clock, with its Location', async () => {
+  it('creates ${n.aOne} of the caller, trimmed, at the time of the Clock, with its Location', async () => {
     const res = await create({ name: '  First  ' });
     expect(res.statusCode).toBe(201);
     const body = res.json();
@@ -132,16 +133,16 @@ ${shared.getItemTests(n)}`,
   })}  const created = await expectData(
     ada.api.POST('/${n.name}', { body: { name: 'First ${n.one}' } }),
     201,
-    'create a ${n.one}',
+    'create ${n.aOne}',
   );
   check(created.creatorId === ada.id && created.name === 'First ${n.one}', 'the new ${n.one} is its creator’s');
   await expectProblem(
     anyone.POST('/${n.name}', { body: { name: 'Nobody’s' } }),
     401,
     'unauthenticated',
-    'create a ${n.one} without credentials',
+    'create ${n.aOne} without credentials',
   );
-  await expectProblem(ada.api.POST('/${n.name}', { body: { name: '' } }), 400, 'validation', 'create a ${n.one} without a name');
+  await expectProblem(ada.api.POST('/${n.name}', { body: { name: '' } }), 400, 'validation', 'create ${n.aOne} without a name');
 
   const page = await expectData(anyone.GET('/${n.name}', { params: { query: { limit: 1 } } }), 200, 'a page of ${n.many}');
   check(page.data.length === 1 && page.meta.total >= 1, 'a page of one ${n.one}');
@@ -155,7 +156,7 @@ ${shared.getItemTests(n)}`,
   const read = await expectData(
     anyone.GET('/${n.name}/{id}', { params: { path: { id: created.id } } }),
     200,
-    'a ${n.one}',
+    '${n.aOne}',
   );
 ${shared.clientItemChecks(n)}}
 `,

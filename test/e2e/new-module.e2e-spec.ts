@@ -8,7 +8,7 @@ import { usesPostgresServer } from '../support/test-database';
 /**
  * `npm run new:module` writes a module that passes every check, top-level and nested. It runs
  * on a copy of the repository (the files git tracks or would, as they are in the working tree;
- * node_modules linked), twice: `comets`, then `observations --parent planets`. Then, in the
+ * node_modules linked), twice: a top-level feature, then one nested under planets. Then, in the
  * copy: the type check, ESLint and Prettier on what it wrote, the dependency rules, and in one
  * Jest run every suite that lists routes or operations (route-policies, hostile-input,
  * locations, the generated client, the soak's list), the new modules' own tests, and the
@@ -57,13 +57,21 @@ const IN_THE_FOLDER = (feature: string, singular: string) =>
     `src/${feature}/migrations/<13-digit timestamp>-${feature}.ts`,
   ].sort();
 
+/**
+ * The two features the test scaffolds: names no real feature is likely to take (the docs'
+ * example is `observations --parent planets`, which a team may well build), so the test
+ * keeps working in a checkout that has them.
+ */
+const TOP = { name: 'scratch-comets', singular: 'scratch-comet' };
+const NESTED = { name: 'scratch-notes', singular: 'scratch-note' };
+
 /** The suites run on the copy: the new modules' own, and every one that lists routes or operations. */
 const SUITES = [
-  'test/unit/comets.service.spec.ts',
-  'test/unit/observations.service.spec.ts',
+  `test/unit/${TOP.name}.service.spec.ts`,
+  `test/unit/${NESTED.name}.service.spec.ts`,
   'test/unit/soak-operations.spec.ts',
-  'test/e2e/comets.e2e-spec.ts',
-  'test/e2e/observations.e2e-spec.ts',
+  `test/e2e/${TOP.name}.e2e-spec.ts`,
+  `test/e2e/${NESTED.name}.e2e-spec.ts`,
   'test/e2e/route-policies.e2e-spec.ts',
   'test/e2e/hostile-input.e2e-spec.ts',
   'test/e2e/locations.e2e-spec.ts',
@@ -152,20 +160,20 @@ onFirstPass('npm run new:module', () => {
   });
 
   it('writes a top-level module, changing outside its folder the files docs/development.md lists', () => {
-    succeed('npm', 'run', 'new:module', '--', 'comets');
+    succeed('npm', 'run', 'new:module', '--', TOP.name);
     const changed = changedFiles();
-    expect(outsideFolders(['comets'], changed)).toEqual(OUTSIDE_THE_FOLDER('comets'));
-    expect(inFolders(['comets'], changed)).toEqual(IN_THE_FOLDER('comets', 'comet'));
+    expect(outsideFolders([TOP.name], changed)).toEqual(OUTSIDE_THE_FOLDER(TOP.name));
+    expect(inFolders([TOP.name], changed)).toEqual(IN_THE_FOLDER(TOP.name, TOP.singular));
   }, 120_000);
 
   it('writes a nested module under planets, changing outside its folder the same files', () => {
-    succeed('npm', 'run', 'new:module', '--', 'observations', '--parent', 'planets');
+    succeed('npm', 'run', 'new:module', '--', NESTED.name, '--parent', 'planets');
     const changed = changedFiles();
-    const both = ['comets', 'observations'];
+    const both = [TOP.name, NESTED.name];
     expect(outsideFolders(both, changed)).toEqual(
-      [...new Set([...OUTSIDE_THE_FOLDER('comets'), ...OUTSIDE_THE_FOLDER('observations')])].sort(),
+      [...new Set([...OUTSIDE_THE_FOLDER(TOP.name), ...OUTSIDE_THE_FOLDER(NESTED.name)])].sort(),
     );
-    expect(inFolders(['observations'], changed)).toEqual(IN_THE_FOLDER('observations', 'observation'));
+    expect(inFolders([NESTED.name], changed)).toEqual(IN_THE_FOLDER(NESTED.name, NESTED.singular));
   }, 120_000);
 
   it('writes modules that type-check, lint and keep the dependency rules', () => {
