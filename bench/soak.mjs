@@ -176,6 +176,9 @@ const use = (item) => {
   return item;
 };
 const release = (item) => item.inUse--;
+/** Uploads in progress, by user: the server allows each user two (UPLOADS_PER_USER in src/celestial-bodies/upload-slots.ts). */
+const UPLOADS_PER_USER = 2;
+const uploadsOf = new Map();
 
 /** A key, user or planet that no request is using, taken out of its list (to delete it). */
 function takeIdle(list, floor) {
@@ -469,15 +472,28 @@ const OPERATIONS = [
     2,
     'POST /planets/{planetId}/image',
     async () => {
-      const p = use(pick(planets));
-      const res = await call('POST /planets/{planetId}/image', [200], `/planets/${p.id}/image`, {
-        method: 'POST',
-        ...form(image),
-        auth: asUser(p.owner),
-        retryWhenBusy: true,
-      });
-      if (res) p.hasImage = true;
-      release(p);
+      // As a client that knows its own uploads: one user may have UPLOADS_PER_USER in
+      // progress (a third is a 429 by design), so the upload goes to a planet whose owner has
+      // a slot left, waiting a moment when every picked one is busy.
+      let p = pick(planets);
+      for (let tries = 0; (uploadsOf.get(p.owner) ?? 0) >= UPLOADS_PER_USER; tries++) {
+        if (tries % 20 === 19) await new Promise((resume) => setTimeout(resume, 50));
+        p = pick(planets);
+      }
+      use(p);
+      uploadsOf.set(p.owner, (uploadsOf.get(p.owner) ?? 0) + 1);
+      try {
+        const res = await call('POST /planets/{planetId}/image', [200], `/planets/${p.id}/image`, {
+          method: 'POST',
+          ...form(image),
+          auth: asUser(p.owner),
+          retryWhenBusy: true,
+        });
+        if (res) p.hasImage = true;
+      } finally {
+        uploadsOf.set(p.owner, uploadsOf.get(p.owner) - 1);
+        release(p);
+      }
     },
   ],
   [
