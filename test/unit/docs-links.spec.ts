@@ -22,9 +22,9 @@ interface Line {
   number: number;
 }
 
-/** The lines outside fenced code blocks, with inline code spans blanked out. */
-function proseLines(markdown: string): Line[] {
-  const lines: Line[] = [];
+/** The lines outside fenced code blocks, as written, with their index in the file (from 0). */
+function unfencedLines(markdown: string): { text: string; index: number }[] {
+  const lines: { text: string; index: number }[] = [];
   let fence: string | undefined;
   markdown.split('\n').forEach((text, index) => {
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
@@ -36,10 +36,17 @@ function proseLines(markdown: string): Line[] {
       fence = marker;
       return;
     }
-    lines.push({ text: text.replace(/(`+)[^`]*?\1/g, ''), number: index + 1 });
+    lines.push({ text, index });
   });
   return lines;
 }
+
+/** The lines outside fenced code blocks, with inline code spans blanked out. */
+const proseLines = (markdown: string): Line[] =>
+  unfencedLines(markdown).map(({ text, index }) => ({
+    text: text.replace(/(`+)[^`]*?\1/g, ''),
+    number: index + 1,
+  }));
 
 /**
  * A heading's id as GitHub makes it (github-slugger's rule): lower-cased, every character that
@@ -72,19 +79,12 @@ function anchorsOf(markdown: string): Set<string> {
     anchors.add(count === 0 ? base : `${base}-${count}`);
   };
   const lines = markdown.split('\n');
-  let fence: string | undefined;
-  lines.forEach((text, index) => {
-    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
-    if (fence) {
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
-      return;
-    }
-    if (marker) {
-      fence = marker;
-      return;
-    }
+  for (const { text, index } of unfencedLines(markdown)) {
     const atx = /^ {0,3}#{1,6}(?:\s+(.*?))?(?:\s+#+)?\s*$/.exec(text);
-    if (atx) return add(atx[1] ?? '');
+    if (atx) {
+      add(atx[1] ?? '');
+      continue;
+    }
     const previous = lines[index - 1] ?? '';
     const setext =
       /^ {0,3}(=+|-+)\s*$/.test(text) &&
@@ -93,7 +93,7 @@ function anchorsOf(markdown: string): Set<string> {
       !/^ {0,3}(=+|-+)\s*$/.test(previous);
     if (setext) add(previous);
     for (const [, id] of text.matchAll(/<a\s[^>]*(?:id|name)="([^"]+)"/g)) anchors.add(id);
-  });
+  }
   return anchors;
 }
 
