@@ -6,20 +6,17 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 
 import { RequestDurations } from './request-durations';
-import { type ApiKeyOutcome, type RateLimitName, SecurityCounters, type SignInMethod } from './security-counters';
+import {
+  API_KEY_OUTCOMES,
+  type ApiKeyOutcome,
+  type RateLimitName,
+  SecurityCounters,
+  type SignInMethod,
+} from './security-counters';
 
 /** Names of the service's own series; HTTP and process series use the usual names. */
 export const PREFIX = 'region_keys_api_';
 
-const API_KEY_OUTCOMES: readonly ApiKeyOutcome[] = [
-  'success',
-  'missing',
-  'malformed',
-  'unknown',
-  'wrong_environment',
-  'address_not_allowed',
-  'error',
-];
 const RATE_LIMITS: readonly RateLimitName[] = ['login', 'signup'];
 const SIGN_IN_METHODS: readonly SignInMethod[] = ['token', 'basic'];
 

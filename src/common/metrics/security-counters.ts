@@ -13,8 +13,16 @@ export type SignInMethod = 'token' | 'basic';
  * address outside its allowlist: refused like a failed authentication), `error` (the lookup
  * failed, e.g. the database).
  */
-export type ApiKeyOutcome =
-  'success' | 'missing' | 'malformed' | 'unknown' | 'wrong_environment' | 'address_not_allowed' | 'error';
+export const API_KEY_OUTCOMES = [
+  'success',
+  'missing',
+  'malformed',
+  'unknown',
+  'wrong_environment',
+  'address_not_allowed',
+  'error',
+] as const;
+export type ApiKeyOutcome = (typeof API_KEY_OUTCOMES)[number];
 
 /**
  * The security events features count, where they happen. Features depend on this class
