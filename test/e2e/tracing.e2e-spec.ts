@@ -92,19 +92,16 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   let db: TestDatabase;
   let redisPrefix: string;
+  // One server for the tests below: the requests are made here, the spans read after it stops.
+  let spans: OtlpSpan[];
+  let loadedFile: string;
+  const requestIds: Record<'me' | 'signUp' | 'planets', string> = { me: '', signUp: '', planets: '' };
   beforeAll(async () => {
     db = await createTestDatabase();
     redisPrefix = uniqueRedisPrefix();
-  });
-  afterAll(async () => {
-    await db.drop();
-    await dropRedisKeys(redisPrefix);
-  });
-
-  it('exports a server span per request with its request id, and the database and Redis calls made for it under it', async () => {
     const receiver = await startReceiver();
     const port = await freePort();
-    const loadedFile = join(workDir, 'loaded-on.json');
+    loadedFile = join(workDir, 'loaded-on.json');
     const server = startProcess(SERVER, [], {
       ...db.env,
       PORT: String(port),
@@ -119,59 +116,93 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       NODE_OPTIONS: `--require ${preload}`,
       LOADED_MODULES_FILE: loadedFile,
     });
+    const call = async (path: string, init?: RequestInit) => {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, init);
+      return { status: response.status, requestId: response.headers.get('x-request-id')! };
+    };
     try {
       await server.waitFor(/Server listening/);
-      const me = await fetch(`http://127.0.0.1:${port}/auth/regions/me`, {
-        headers: { 'x-api-key': KEY, 'x-request-id': 'trace-test-me' },
-      });
-      expect(me.status).toBe(200);
-      const signUp = await fetch(`http://127.0.0.1:${port}/user/signup`, {
+      const me = await call('/auth/regions/me', { headers: { 'x-api-key': KEY, 'x-request-id': 'trace-test-me' } });
+      expect(me).toEqual({ status: 200, requestId: 'trace-test-me' });
+      const signUp = await call('/user/signup', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: 'traced@example.com', password: 'password-1' }),
       });
       expect(signUp.status).toBe(201);
-      const signUpRequestId = signUp.headers.get('x-request-id');
-      expect(signUpRequestId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(signUp.requestId).toMatch(/^[0-9a-f-]{36}$/);
+      const planets = await call('/planets?limit=2');
+      expect(planets.status).toBe(200);
+      Object.assign(requestIds, { me: me.requestId, signUp: signUp.requestId, planets: planets.requestId });
+      // The readiness probes ask PostgreSQL and Redis: 200 says both were called.
+      for (const probe of ['/health/live', '/health/ready', '/health', '/health/ready?verbose=1'])
+        expect((await call(probe)).status).toBe(200);
       expect(receiver.spans).toEqual([]);
 
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
-      const spans = receiver.spans;
-      const serverSpanOf = (requestId: string) => {
-        const found = spans.filter((s) => s.kind === SPAN_KIND_SERVER && attribute(s, 'http.request.id') === requestId);
-        expect(found).toHaveLength(1);
-        return found[0];
-      };
-
-      const meSpan = serverSpanOf(me.headers.get('x-request-id')!);
-      expect(me.headers.get('x-request-id')).toBe('trace-test-me');
-      expect(meSpan.resource['service.name']).toBe('region-keys-api');
-      expect(attribute(meSpan, 'http.route')).toBe('/auth/regions/me');
-      const meQueries = spans.filter(
-        (s) => attribute(s, 'db.system.name') === 'postgresql' || attribute(s, 'db.system') === 'postgresql',
-      );
-      expect(meQueries.filter((s) => descendsFrom(s, meSpan, spans)).length).toBeGreaterThanOrEqual(1);
-
-      const signUpSpan = serverSpanOf(signUpRequestId!);
-      const under = spans.filter((s) => s !== signUpSpan && descendsFrom(s, signUpSpan, spans));
-      expect(
-        under.some((s) => /postgresql/.test(String(attribute(s, 'db.system.name') ?? attribute(s, 'db.system')))),
-      ).toBe(true);
-      expect(under.some((s) => /redis/.test(String(attribute(s, 'db.system.name') ?? attribute(s, 'db.system'))))).toBe(
-        true,
-      );
-      // Parameter values stay out of spans: the email was one.
-      expect(JSON.stringify(spans)).not.toContain('traced@example.com');
-
-      // What the test without the endpoint checks is absent is here with it.
-      const loaded = loadedModulesAtExit(loadedFile);
-      for (const name of ['@opentelemetry/sdk-node', '@opentelemetry/instrumentation-pg', '@fastify/otel'])
-        expect(loaded.some((f) => f.includes(`/node_modules/${name}/`))).toBe(true);
+      spans = receiver.spans;
     } finally {
       if (server.child.exitCode === null) server.child.kill('SIGKILL');
       receiver.server.close();
     }
+  });
+  afterAll(async () => {
+    await db?.drop();
+    await dropRedisKeys(redisPrefix);
+  });
+
+  const serverSpanOf = (requestId: string) => {
+    const found = spans.filter((s) => s.kind === SPAN_KIND_SERVER && attribute(s, 'http.request.id') === requestId);
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+  const dbSystem = (span: OtlpSpan) => String(attribute(span, 'db.system.name') ?? attribute(span, 'db.system'));
+  const statement = (span: OtlpSpan) => String(attribute(span, 'db.query.text') ?? attribute(span, 'db.statement'));
+
+  it('exports a server span per request with its request id, and the database and Redis calls made for it under it', () => {
+    const meSpan = serverSpanOf(requestIds.me);
+    expect(meSpan.resource['service.name']).toBe('region-keys-api');
+    expect(attribute(meSpan, 'http.route')).toBe('/auth/regions/me');
+    const meQueries = spans.filter((s) => dbSystem(s) === 'postgresql');
+    expect(meQueries.filter((s) => descendsFrom(s, meSpan, spans)).length).toBeGreaterThanOrEqual(1);
+
+    const signUpSpan = serverSpanOf(requestIds.signUp);
+    const under = spans.filter((s) => s !== signUpSpan && descendsFrom(s, signUpSpan, spans));
+    expect(under.some((s) => /postgresql/.test(dbSystem(s)))).toBe(true);
+    expect(under.some((s) => /redis/.test(dbSystem(s)))).toBe(true);
+    // Parameter values stay out of spans: the email was one.
+    expect(JSON.stringify(spans)).not.toContain('traced@example.com');
+    expect(spans.flatMap((s) => s.attributes.map((a) => a.key)).filter((key) => /values|parameter/.test(key))).toEqual(
+      [],
+    );
+
+    // What the test without the endpoint checks is absent is here with it.
+    const loaded = loadedModulesAtExit(loadedFile);
+    for (const name of ['@opentelemetry/sdk-node', '@opentelemetry/instrumentation-pg', '@fastify/otel'])
+      expect(loaded.some((f) => f.includes(`/node_modules/${name}/`))).toBe(true);
+  });
+
+  it('keeps the query string out of url.path, in url.query', () => {
+    const planetsSpan = serverSpanOf(requestIds.planets);
+    expect(attribute(planetsSpan, 'url.path')).toBe('/planets');
+    expect(attribute(planetsSpan, 'url.query')).toBe('limit=2');
+    const paths = spans.map((s) => attribute(s, 'url.path')).filter((path) => path !== undefined);
+    expect(paths).toContain('/planets');
+    expect(paths.filter((path) => String(path).includes('?'))).toEqual([]);
+  });
+
+  it('traces no health probe, nor the database and Redis calls of one', () => {
+    const traced = new Set(Object.values(requestIds).map((id) => serverSpanOf(id).traceId));
+    expect(spans.filter((s) => !traced.has(s.traceId)).map((s) => s.name)).toEqual([]);
+  });
+
+  it('records Redis commands by name, a script by its SHA-1, and neither keys nor script bodies', () => {
+    const redisSpans = spans.filter((s) => /redis/.test(dbSystem(s)));
+    expect(redisSpans.map(statement)).toContainEqual(expect.stringMatching(/^eval [0-9a-f]{40}$/));
+    expect(redisSpans.map(statement).filter((text) => !/^[a-z_]+( [0-9a-f]{40})?$/.test(text))).toEqual([]);
+    expect(JSON.stringify(spans)).not.toContain('redis.call');
+    expect(JSON.stringify(spans)).not.toContain(redisPrefix);
   });
 });
 

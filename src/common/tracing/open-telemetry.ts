@@ -8,6 +8,8 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { FastifyInstance } from 'fastify';
 
+import { isHealthProbe, pathOf, redisStatement } from './span-content';
+
 /** The attribute that carries the request id (the X-Request-ID of the response). */
 export const REQUEST_ID_ATTRIBUTE = 'http.request.id';
 export const DEFAULT_SERVICE_NAME = 'region-keys-api';
@@ -25,7 +27,8 @@ export interface OpenTelemetry {
  * The OpenTelemetry Node SDK, configured by the standard OTEL_* variables (endpoint,
  * protocol, headers, sampler, batching), exporting traces only: metrics are Prometheus's
  * (METRICS_PORT) and logs go to stdout. Spans: the HTTP server span of each request, the
- * Fastify request and handler spans under it, and the pg and ioredis calls made for it.
+ * Fastify request and handler spans under it, and the pg and ioredis calls made for it;
+ * health probes make none.
  */
 export function startOpenTelemetry(env: NodeJS.ProcessEnv): OpenTelemetry {
   const sdk = new NodeSDK({
@@ -34,16 +37,23 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv): OpenTelemetry {
     logRecordProcessors: [],
     instrumentations: [
       new HttpInstrumentation({
+        // An ignored request runs with tracing suppressed: no span of Fastify, pg or ioredis either.
+        ignoreIncomingRequestHook: (request) => isHealthProbe(request.url),
         requestHook: (span, request) => {
           if (request instanceof IncomingMessage) (request as WithServerSpan)[SERVER_SPAN] = span;
         },
       }),
       // Request and handler spans; a span per lifecycle hook would outnumber the useful ones.
-      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false }),
+      new FastifyOtelInstrumentation({
+        registerOnInitialization: true,
+        instrumentHooks: false,
+        // It sets url.path to the whole URL; the query string is the server span's url.query.
+        requestHook: (span, request) => span.setAttribute('url.path', pathOf(request.url)),
+      }),
       // Queries outside a request (migrations, start-up) would each make a trace of their own.
       // Statements are recorded with their placeholders, never their parameter values.
       new PgInstrumentation({ requireParentSpan: true }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisStatement }),
     ],
   });
   sdk.start();
