@@ -11,6 +11,14 @@ export class JwtSettings {
   /** The only algorithm signed and accepted: never `none`, never a public-key algorithm. */
   static readonly ALGORITHM = 'HS256' as const;
 
+  /**
+   * The clock skew a Bearer token is allowed, in seconds: its `iat` may be this far ahead of
+   * this instance's clock (the instance that issued it may run ahead), and its lifetime
+   * (`exp` − `iat`) this much longer than JWT_TTL. Anything further is refused, so that even
+   * a holder of the secret cannot make a token that outlives the configured lifetime.
+   */
+  static readonly CLOCK_SKEW_SECONDS = 30;
+
   private constructor(
     /** The HS256 secret, as text: the issuer signs with it and JwtStrategy's verifier makes its key of it once. */
     readonly secret: string,

@@ -109,6 +109,7 @@ export class CelestialBodiesRepository {
     return rows.length > 0;
   }
 
+  /** One read by primary key, without a lock: who may change the planet, asked before queueing for its row. */
   findPlanetCreatorId(id: number): Promise<Pick<Planet, 'id' | 'creatorId'> | null> {
     return this.dataSource.getRepository(Planet).findOne({ select: { id: true, creatorId: true }, where: { id } });
   }

@@ -55,8 +55,9 @@ export class CelestialBodiesService {
   }
 
   /**
-   * Replaces the planet's fields; only its creator may. With `ifMatch` (the If-Match header),
-   * only while the planet is as the client last read it: see assertUnchanged.
+   * Replaces the planet's fields; only its creator may (see assertCreator). With `ifMatch`
+   * (the If-Match header), only while the planet is as the client last read it: see
+   * assertUnchanged.
    */
   async updatePlanet(
     id: number,
@@ -64,6 +65,7 @@ export class CelestialBodiesService {
     input: PlanetInputDto,
     ifMatch?: string,
   ): Promise<PlanetWithSatellites> {
+    await this.assertCreator(id, userId);
     return this.unitOfWork.runLockingRow(`planet:${id}`, async (tx) => {
       await this.lockOwnPlanet(tx, id, userId);
       if (ifMatch !== undefined) await this.assertUnchanged(tx, id, ifMatch);
@@ -74,6 +76,7 @@ export class CelestialBodiesService {
 
   /** Deletes the planet with its satellites and image, in one transaction; only its creator may. `ifMatch` as for updatePlanet. */
   async deletePlanet(id: number, userId: number, ifMatch?: string): Promise<void> {
+    await this.assertCreator(id, userId);
     await this.unitOfWork.runLockingRow(`planet:${id}`, async (tx) => {
       await this.lockOwnPlanet(tx, id, userId);
       if (ifMatch !== undefined) await this.assertUnchanged(tx, id, ifMatch);
@@ -111,9 +114,7 @@ export class CelestialBodiesService {
    * write happens under the planet's lock.
    */
   async uploadImage(planetId: number, userId: number, receive: () => Promise<ReceivedImage>): Promise<PlanetImage> {
-    const owner = await this.repository.findPlanetCreatorId(planetId);
-    if (!owner) throw new PlanetNotFoundError(planetId);
-    if (owner.creatorId !== userId) throw new NotPlanetCreatorError();
+    await this.assertCreator(planetId, userId);
     return this.uploads.forUser(userId, async () => {
       const { data, contentType } = await receive();
       return this.uploads.store(async () => {
@@ -151,11 +152,19 @@ export class CelestialBodiesService {
     if (!planetEtagHolds(ifMatch, await this.getPlanet(id, tx))) throw new PlanetChangedError(id);
   }
 
+  /**
+   * Who may change the planet, settled before queueing for its row lock: one read by primary
+   * key, no lock, no transaction. Without it a flood of refused writes from other users
+   * would each wait for the row in turn and delay its creator's own change behind them.
+   * The same rule is checked again under the lock (lockOwnPlanet), which alone is
+   * authoritative: the planet may be deleted (or, some day, change hands) in between.
+   */
+  private async assertCreator(id: number, userId: number): Promise<void> {
+    createdBy(await this.repository.findPlanetCreatorId(id), id, userId);
+  }
+
   private async lockOwnPlanet(tx: Transaction, id: number, userId: number): Promise<Planet> {
-    const planet = await this.repository.lockPlanet(tx, id);
-    if (!planet) throw new PlanetNotFoundError(id);
-    if (planet.creatorId !== userId) throw new NotPlanetCreatorError();
-    return planet;
+    return createdBy(await this.repository.lockPlanet(tx, id), id, userId);
   }
 
   /** Two queries for any number of planets: their satellites, and their creators (from the users feature). */
@@ -183,4 +192,11 @@ export class CelestialBodiesService {
       return { planet, satellites: byPlanet.get(planet.id) ?? [], creator };
     });
   }
+}
+
+/** `planet` when it exists and user `userId` created it; else the 404 or the 403 every change answers. */
+function createdBy<P extends Pick<Planet, 'creatorId'>>(planet: P | null, id: number, userId: number): P {
+  if (!planet) throw new PlanetNotFoundError(id);
+  if (planet.creatorId !== userId) throw new NotPlanetCreatorError();
+  return planet;
 }

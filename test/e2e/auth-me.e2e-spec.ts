@@ -143,6 +143,20 @@ describe('GET /me', () => {
       }
     });
 
+    it('a correctly signed token without iat, issued in the future, or living longer than JWT_TTL', async () => {
+      const sub = String(user.id);
+      const lived = signJwt({ sub, iat: now() - 60, exp: now() - 60 + 3600 }, SECRET);
+      expect((await me({ authorization: `Bearer ${lived}` })).statusCode).toBe(200); // JWT_TTL is an hour
+      for (const claims of [
+        { sub, exp: now() + 60 },
+        { sub, iat: now(), exp: 1e20 },
+        { sub, iat: now(), exp: now() + 7200 },
+        { sub, iat: now() + 365 * 86400, exp: now() + 365 * 86400 + 60 },
+      ]) {
+        expectUserUnauthenticated(await me({ authorization: `Bearer ${signJwt(claims, SECRET)}` }));
+      }
+    });
+
     it('a valid token or Basic credentials of a user that has been deleted', async () => {
       const gone = await newUser(t);
       expect((await me({ authorization: gone.bearer })).statusCode).toBe(200);

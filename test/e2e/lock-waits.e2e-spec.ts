@@ -5,6 +5,7 @@ import { expectProblem } from '../support/problems';
 import { createKey, newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 import { newUser } from '../support/users';
+import { createPlanet, fixture, multipart } from './planets-support';
 
 // Requests waiting for a locked row (another instance, or an operator's session, holds it)
 // must neither take the connections other routes need nor wait past the lock timeout.
@@ -32,11 +33,11 @@ describeOnServer('waiting for a locked row', () => {
     await db?.drop();
   });
 
-  /** Holds the region's row lock, as a change on another instance would, while `run` runs. */
-  async function whileLocked<T>(regionId: string, run: () => Promise<T>): Promise<T> {
+  /** Holds the row's lock, as a change on another instance would, while `run` runs. */
+  async function whileLocked<T>(table: 'regions' | 'planets', id: string, run: () => Promise<T>): Promise<T> {
     await blocker.query('BEGIN');
     try {
-      await blocker.query('SELECT id FROM regions WHERE id = $1 FOR UPDATE', [regionId]);
+      await blocker.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
       return await run();
     } finally {
       await blocker.query('ROLLBACK');
@@ -75,7 +76,7 @@ describeOnServer('waiting for a locked row', () => {
       const { region, keys } = await regionWithKeys(t, 10);
       const other = await newRegion(t);
       const user = await newUser(t);
-      const deletes = await whileLocked(region.regionId, async () => {
+      const deletes = await whileLocked('regions', region.regionId, async () => {
         const pending = keys.map(({ id }) => deleteKey(t, region, id));
         for (let tries = 0; tries < 500 && (await lockWaiters()) === 0; tries++) await sleep(20);
         // The lock is still held: these need connections of their own, and must get them.
@@ -120,7 +121,7 @@ describeOnServer('waiting for a locked row', () => {
     );
     try {
       const { region, keys } = await regionWithKeys(t, 12);
-      const answers = await whileLocked(region.regionId, () =>
+      const answers = await whileLocked('regions', region.regionId, () =>
         Promise.all(
           keys.map(async ({ id }) => {
             const started = Date.now();
@@ -138,6 +139,48 @@ describeOnServer('waiting for a locked row', () => {
       // Nothing changed: every key is still there.
       const after = await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': region.key } });
       expect(after.json().apiKeys).toHaveLength(keys.length + 1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("answers another user's changes to a planet 403 at once, without waiting for its locked row", async () => {
+    // A lock timeout no refusal could outwait: one that queued for the row would end a 503.
+    const t = await startTestApp({ DATABASE_LOCK_TIMEOUT_MS: '3000' }, db);
+    try {
+      const [alice, bob] = [await newUser(t), await newUser(t)];
+      const planet = await createPlanet(t, alice);
+      const etag = (await t.request({ method: 'GET', url: `/planets/${planet.id}` })).headers.etag as string;
+      const url = `/planets/${planet.id}`;
+      const image = multipart([
+        { name: 'image', filename: 'mars.png', type: 'image/png', content: fixture('mars.png') },
+      ]);
+      const refusals = await whileLocked('planets', String(planet.id), async () => [
+        await t.request({ method: 'PUT', url, headers: { authorization: bob.bearer }, payload: { name: 'Bob' } }),
+        await t.request({
+          method: 'PUT',
+          url,
+          headers: { authorization: bob.bearer, 'if-match': etag },
+          payload: { name: 'Bob' },
+        }),
+        await t.request({ method: 'DELETE', url, headers: { authorization: bob.bearer } }),
+        await t.request({ method: 'DELETE', url, headers: { authorization: bob.bearer, 'if-match': etag } }),
+        await t.request({
+          method: 'POST',
+          url: `${url}/image`,
+          headers: { authorization: bob.bearer, ...image.headers },
+          payload: image.payload,
+        }),
+      ]);
+      for (const res of refusals) expectProblem(res, 403, 'forbidden');
+      // The lock is gone and nothing changed: the creator's conditional change goes through.
+      const own = await t.request({
+        method: 'PUT',
+        url,
+        headers: { authorization: alice.bearer, 'if-match': etag },
+        payload: { name: 'Alice' },
+      });
+      expect(own.statusCode).toBe(200);
     } finally {
       await t.close();
     }

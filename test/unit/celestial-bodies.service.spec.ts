@@ -33,6 +33,7 @@ function newCelestialBodiesServiceTest() {
     ),
     repository,
     tx: transaction,
+    runLockingRow: jest.spyOn(unitOfWork, 'runLockingRow'),
   };
 }
 
@@ -41,7 +42,11 @@ const newPlanet = (): Planet =>
 
 const input = { name: 'Kepler-22b', description: 'Renamed' } as PlanetInputDto;
 
-/** PUT and DELETE /planets/{id} share one rule: the planet is locked, then only its creator may write. */
+/**
+ * PUT and DELETE /planets/{id} share one rule: only the planet's creator may write. It is
+ * checked before queueing for the planet's row lock, so refusals never wait for it, and again
+ * under the lock.
+ */
 const changes = [
   {
     change: 'updatePlanet',
@@ -61,27 +66,30 @@ describe(CelestialBodiesService.name, () => {
   let sut: CelestialBodiesService;
   let repository: jest.Mocked<CelestialBodiesRepository>;
   let tx: unknown;
+  let runLockingRow: jest.SpyInstance;
 
   beforeEach(() => {
-    ({ sut, repository, tx } = newCelestialBodiesServiceTest());
+    ({ sut, repository, tx, runLockingRow } = newCelestialBodiesServiceTest());
     repository.findPlanet.mockResolvedValue(Object.assign(newPlanet(), { hasImage: false }));
     repository.findSatellitesOf.mockResolvedValue([]);
   });
 
   describe.each(changes)('$change: creator only', ({ run, write, written }) => {
-    it('refuses another user with the forbidden error and writes nothing', async () => {
+    beforeEach(() => {
+      repository.findPlanetCreatorId.mockResolvedValue({ id: PLANET_ID, creatorId: CREATOR_ID });
       repository.lockPlanet.mockResolvedValue(newPlanet());
+    });
 
+    it("refuses another user with the forbidden error before queueing for the planet's row", async () => {
       const refusal = run(sut, OTHER_USER_ID);
 
       await expect(refusal).rejects.toBeInstanceOf(NotPlanetCreatorError);
       await expect(refusal).rejects.toMatchObject({ status: 403 });
+      expect(runLockingRow).not.toHaveBeenCalled();
       expect(repository[write]).not.toHaveBeenCalled();
     });
 
     it("lets the creator write, under the planet's row lock in the same transaction", async () => {
-      repository.lockPlanet.mockResolvedValue(newPlanet());
-
       await run(sut, CREATOR_ID);
 
       expect(repository.lockPlanet).toHaveBeenCalledWith(tx, PLANET_ID);
@@ -89,10 +97,21 @@ describe(CelestialBodiesService.name, () => {
       expectCalledInOrder(repository.lockPlanet, repository[write]);
     });
 
-    it('answers not-found for a missing planet and writes nothing', async () => {
-      repository.lockPlanet.mockResolvedValue(null);
+    it("answers not-found for a missing planet before queueing for the planet's row", async () => {
+      repository.findPlanetCreatorId.mockResolvedValue(null);
 
       await expect(run(sut, CREATOR_ID)).rejects.toBeInstanceOf(PlanetNotFoundError);
+      expect(runLockingRow).not.toHaveBeenCalled();
+      expect(repository[write]).not.toHaveBeenCalled();
+    });
+
+    it('checks again under the lock: not-found for a planet deleted since, forbidden for one that changed hands', async () => {
+      repository.lockPlanet.mockResolvedValueOnce(null);
+      await expect(run(sut, CREATOR_ID)).rejects.toBeInstanceOf(PlanetNotFoundError);
+
+      repository.lockPlanet.mockResolvedValueOnce(Object.assign(newPlanet(), { creatorId: OTHER_USER_ID }));
+      await expect(run(sut, CREATOR_ID)).rejects.toBeInstanceOf(NotPlanetCreatorError);
+
       expect(repository[write]).not.toHaveBeenCalled();
     });
   });

@@ -116,6 +116,13 @@ describe('JwtStrategy (Bearer, fast-jwt)', () => {
         },
       ],
       ['a token without exp', () => bearer(signJwt({ sub: '7', iat: now() }, SECRET))],
+      ['a token without iat', () => bearer(signJwt({ sub: '7', exp: now() + 60 }, SECRET))],
+      ['a token whose iat is text', () => bearer(signJwt(claims({ iat: String(now()) }), SECRET))],
+      ['a token with exp at 1e20', () => bearer(signJwt(claims({ exp: 1e20 }), SECRET))],
+      [
+        'a token issued a year ahead',
+        () => bearer(signJwt(claims({ iat: now() + 365 * 86400, exp: now() + 365 * 86400 + 60 }), SECRET)),
+      ],
       ['a token whose exp is text', () => bearer(signJwt(claims({ exp: String(now() + 60) }), SECRET))],
       ['a token whose nbf is text', () => bearer(signJwt(claims({ nbf: String(now() - 60) }), SECRET))],
       ['a payload that is not an object', () => bearer(signJwt([1, 2] as unknown as Record<string, unknown>, SECRET))],
@@ -202,6 +209,48 @@ describe('JwtStrategy (Bearer, fast-jwt)', () => {
       await expect(check(token)).resolves.toEqual(ANN);
       // Remembered from then on, but only up to its exp.
       clock.mockReturnValue((nbf + 60) * 1000 + 1);
+      await expect(check(token)).resolves.toBeNull();
+    });
+  });
+
+  describe('lifetime and clock skew: iat at most 30 s ahead, exp − iat at most JWT_TTL + 30 s', () => {
+    const TTL = 600;
+    // A whole second, so that the limits below are exact.
+    const start = Math.floor(Date.now() / 1000) * 1000;
+    const at = (iat: number, lifetime: number) => bearer(signJwt(claims({ iat, exp: iat + lifetime }), SECRET));
+    const s = start / 1000;
+
+    beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(start));
+
+    it('accepts a token at both limits', async () => {
+      const { check } = setup({ JWT_TTL: String(TTL) });
+      await expect(check(at(s, TTL + 30))).resolves.toEqual(ANN);
+      await expect(check(at(s + 30, TTL))).resolves.toEqual(ANN);
+      await expect(check(at(s - TTL, TTL + 30))).resolves.toEqual(ANN);
+    });
+
+    it.each<[string, number, number]>([
+      ['living a second longer than JWT_TTL + 30 s', s, TTL + 31],
+      ['issued 31 s ahead', s + 31, TTL],
+      ['issued 31 s ahead, however short-lived', s + 31, 1],
+    ])('refuses a token %s', async (_label, iat, lifetime) => {
+      const { check, userFor } = setup({ JWT_TTL: String(TTL) });
+      await expect(check(at(iat, lifetime))).resolves.toBeNull();
+      expect(userFor).not.toHaveBeenCalled();
+    });
+
+    it('accepts a token issued ahead once the clock is within 30 s of its iat, though refused before', async () => {
+      const { check } = setup({ JWT_TTL: String(TTL) });
+      const token = at(s + 60, TTL);
+      await expect(check(token)).resolves.toBeNull();
+      jest.spyOn(Date, 'now').mockReturnValue(start + 30_000);
+      await expect(check(token)).resolves.toEqual(ANN);
+    });
+
+    it('refuses a long-lived token on every request, though its signature is remembered', async () => {
+      const { check } = setup({ JWT_TTL: String(TTL) });
+      const token = at(s, TTL + 31);
+      await expect(check(token)).resolves.toBeNull();
       await expect(check(token)).resolves.toBeNull();
     });
   });

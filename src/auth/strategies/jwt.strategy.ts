@@ -25,9 +25,10 @@ const bearerToken = (request: FastifyRequest): string | null => {
 };
 
 /**
- * `Authorization: Bearer <jwt>`: HS256 only, `exp` required and enforced, `iss`/`aud` required
- * and checked when configured. Any refusal (no or malformed header, bad signature, another
- * algorithm, expired, not yet valid, wrong claims) makes validate() return null, and
+ * `Authorization: Bearer <jwt>`: HS256 only, `iat` and `exp` required, the token's lifetime
+ * bounded (withinLifetime), `iss`/`aud` required and checked when configured. Any refusal
+ * (no or malformed header, bad signature, another algorithm, expired, not yet valid, issued
+ * in the future, too long-lived, wrong claims) makes validate() return null, and
  * passport-custom fails the strategy: the guard then gives its one 401 naming both schemes.
  *
  * The token is checked by fast-jwt, not by passport-jwt's jsonwebtoken: its verifier is
@@ -38,6 +39,7 @@ const bearerToken = (request: FastifyRequest): string | null => {
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   private readonly verify: (token: string) => TokenClaims;
+  private readonly maxLifetimeSeconds: number;
 
   constructor(
     settings: JwtSettings,
@@ -45,6 +47,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   ) {
     super();
     const { issuer, audience } = settings;
+    this.maxLifetimeSeconds = settings.ttlSeconds + JwtSettings.CLOCK_SKEW_SECONDS;
     this.verify = createVerifier({
       // The secret as text: fast-jwt makes a secret key object of it once, here. It refuses
       // a KeyObject, and a string or Buffer are alike once made into its key.
@@ -54,7 +57,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       algorithms: [JwtSettings.ALGORITHM],
       // fast-jwt checks iss and aud only when the token has them: required when configured,
       // so that a token without them is refused, as jsonwebtoken did.
-      requiredClaims: ['exp', ...(issuer ? ['iss'] : []), ...(audience ? ['aud'] : [])],
+      requiredClaims: ['iat', 'exp', ...(issuer ? ['iss'] : []), ...(audience ? ['aud'] : [])],
       ...(issuer ? { allowedIss: issuer } : {}),
       ...(audience ? { allowedAud: audience } : {}),
       // No leeway for exp and nbf. fast-jwt counts in milliseconds: it still takes a token
@@ -83,6 +86,20 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       // the strategy on any verification error too.
       return null;
     }
-    return this.tokens.userFor(claims);
+    return this.withinLifetime(claims) ? this.tokens.userFor(claims) : null;
+  }
+
+  /**
+   * fast-jwt checks `exp` and `nbf` against the clock, but neither where `iat` stands nor how
+   * far `exp` is from it: a token signed with `exp` in the year 5000, or `iat` a year ahead,
+   * would pass. Checked on every request, cached verifications included, as it depends on the clock.
+   */
+  private withinLifetime({ iat, exp }: TokenClaims): boolean {
+    return (
+      typeof iat === 'number' &&
+      typeof exp === 'number' &&
+      iat <= Date.now() / 1000 + JwtSettings.CLOCK_SKEW_SECONDS &&
+      exp - iat <= this.maxLifetimeSeconds
+    );
   }
 }
