@@ -137,7 +137,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const held = await this.claims.find(keys.keyHash);
       if (!held) continue;
       if (!held.fingerprint.equals(fingerprint)) throw new IdempotencyKeyReusedError();
-      if (held.state === 'running') throw new IdempotentRequestInProgressError(held.leaseSecondsLeft);
+      // Committed and about to keep its answer: the answer is on its way, not lost.
+      if (held.state === 'running' || (held.state === 'committed' && held.leaseLive))
+        throw new IdempotentRequestInProgressError(held.leaseSecondsLeft);
       const plain = held.state === 'done' && held.answer ? this.cipher.decrypt(keys, held.answer) : null;
       if (plain === null) throw new IdempotentAnswerLostError();
       throw new ReplayFound(JSON.parse(plain) as KeptAnswer);

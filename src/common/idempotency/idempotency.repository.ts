@@ -7,7 +7,9 @@ export interface ClaimRow {
   fingerprint: Buffer;
   state: ClaimState;
   answer: Buffer | null;
-  /** Whole seconds until a `running` claim may be taken over (at least 1). */
+  /** Its holder may still be at work (and store the answer of what it committed). */
+  leaseLive: boolean;
+  /** Whole seconds until the lease ends (at least 1). */
   leaseSecondsLeft: number;
 }
 
@@ -50,7 +52,7 @@ export class IdempotencyRepository {
 
   async find(keyHash: Buffer): Promise<ClaimRow | null> {
     const rows: ClaimRow[] = await this.dataSource.query(
-      `SELECT fingerprint, state, answer,
+      `SELECT fingerprint, state, answer, lease_until > now() AS "leaseLive",
               greatest(1, ceil(extract(epoch FROM lease_until - now())))::int AS "leaseSecondsLeft"
          FROM idempotency_keys WHERE key_hash = $1 AND expires_at > now()`,
       [keyHash],
