@@ -1,6 +1,5 @@
 import { AuthSettings } from './auth';
 import { CelestialBodiesSettings } from './celestial-bodies';
-import { IdempotencySettings } from './common/idempotency/idempotency.settings';
 import type { SettingsClass } from './config/settings';
 import { RegionKeysSettings } from './region-keys';
 import { UsersSettings } from './users';
@@ -14,5 +13,4 @@ export const FEATURE_SETTINGS: readonly SettingsClass[] = [
   UsersSettings,
   AuthSettings,
   CelestialBodiesSettings,
-  IdempotencySettings,
 ];

@@ -6,9 +6,9 @@ import { ConfigModule } from '../../config/config.module';
 import { AnswerCipher } from './answer-cipher';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
-import { IdempotencySettings } from './idempotency.settings';
+import { ServerSecret } from './server-secret';
 
-function answerCipher(settings: IdempotencySettings): AnswerCipher {
+function answerCipher(settings: ServerSecret): AnswerCipher {
   if (settings.JWT_SECRET) return new AnswerCipher(settings.JWT_SECRET);
   new Logger('Idempotency').warn(
     'JWT_SECRET is not set: answers kept for Idempotency-Key retries are encrypted with a random secret made at start. ' +
@@ -20,11 +20,11 @@ function answerCipher(settings: IdempotencySettings): AnswerCipher {
 /** What @Idempotent() routes need, wherever they are: global, imported once by CommonModule. */
 @Global()
 @Module({
-  imports: [ConfigModule.forFeature(IdempotencySettings)],
+  imports: [ConfigModule.forFeature(ServerSecret)],
   providers: [
     IdempotencyRepository,
     IdempotencyInterceptor,
-    { provide: AnswerCipher, inject: [IdempotencySettings], useFactory: answerCipher },
+    { provide: AnswerCipher, inject: [ServerSecret], useFactory: answerCipher },
   ],
   exports: [IdempotencyRepository, IdempotencyInterceptor, AnswerCipher],
 })

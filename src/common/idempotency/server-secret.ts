@@ -5,10 +5,11 @@ import { emptyToUndefined } from '../../config';
 
 /**
  * The server secret that kept answers are encrypted with is derived from JWT_SECRET (its
- * own HKDF info), so instances that share their token key share this one too. The auth
- * feature validates the variable; it is only read here.
+ * own HKDF info), so instances that share their token key share this one too. Not a
+ * settings class of its own (no *.settings.ts, not in FEATURE_SETTINGS): the variable is
+ * the auth feature's, which documents and validates it at boot; it is only read here.
  */
-export class IdempotencySettings {
+export class ServerSecret {
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
