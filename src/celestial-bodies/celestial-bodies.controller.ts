@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 
 import { type AuthenticatedUser, CurrentUser, UserAuth } from '../auth';
 import { absoluteUrl, locationHeader } from '../common/http';
+import { Idempotent } from '../common/idempotency';
 import { NOT_FOUND, UNAVAILABLE } from '../common/problem';
 import { ApiProblems, jsonBodyProblems } from '../common/swagger';
 import { AppConfig } from '../config';
@@ -37,6 +38,7 @@ export class CelestialBodiesController {
 
   @Post()
   @UserAuth()
+  @Idempotent({ scope: 'caller' })
   @ApiOperation({
     operationId: 'createCelestialBody',
     summary: 'Create a celestial body',

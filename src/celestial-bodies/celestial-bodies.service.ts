@@ -49,8 +49,9 @@ export class CelestialBodiesService {
     return item;
   }
 
+  /** One statement, in a transaction of its own all the same: an Idempotency-Key claim commits with it. */
   async createPlanet(creatorId: number, input: PlanetInputDto | PlanetBodyInputDto): Promise<PlanetWithSatellites> {
-    const id = await this.repository.insertPlanet(creatorId, toPlanetValues(input));
+    const id = await this.unitOfWork.run((tx) => this.repository.insertPlanet(creatorId, toPlanetValues(input), tx));
     return this.getPlanet(id);
   }
 

@@ -23,6 +23,7 @@ import {
   ifNoneMatchHit,
   locationHeader,
 } from '../common/http';
+import { claimIdempotentUpload, Idempotent } from '../common/idempotency';
 import { offsetPage, OffsetPageQueryDto, PAGINATION_HEADERS } from '../common/paging';
 import {
   FORBIDDEN,
@@ -104,6 +105,7 @@ export class PlanetsController {
 
   @Post()
   @UserAuth()
+  @Idempotent({ scope: 'caller' })
   @ApiOperation({
     operationId: 'createPlanet',
     summary: 'Create a planet',
@@ -231,6 +233,7 @@ export class PlanetsController {
   @HttpCode(200)
   @UserAuth()
   @AcceptsMultipart(IMAGE_FORM_DETAIL)
+  @Idempotent({ scope: 'caller', body: 'upload' })
   @ApiOperation({
     operationId: 'uploadImage',
     summary: 'Upload an image to a planet',
@@ -291,9 +294,12 @@ export class PlanetsController {
     @CurrentUser() user: AuthenticatedUser,
     @Req() request: FastifyRequest,
   ): Promise<ImageUploadedDto> {
-    const image = await this.celestialBodies.uploadImage(planetId, user.id, () =>
-      readImageForm(request, { idleTimeoutMs: this.settings.UPLOAD_IDLE_TIMEOUT_MS }),
-    );
+    const image = await this.celestialBodies.uploadImage(planetId, user.id, async () => {
+      const received = await readImageForm(request, { idleTimeoutMs: this.settings.UPLOAD_IDLE_TIMEOUT_MS });
+      // A retry with the same Idempotency-Key is the same upload only with the same bytes.
+      await claimIdempotentUpload(received.data);
+      return received;
+    });
     return {
       message: 'Image uploaded successfully',
       imageUrl: planetImagePath(planetId),

@@ -1,4 +1,5 @@
 export { ADVISORY_LOCKS } from './advisory-locks';
+export { type BeforeCommit, runWithBeforeCommit } from './before-commit';
 export { DatabaseHealth } from './database-health';
 export { INT4_MAX, sqlValues } from './sql';
 export { isUniqueViolation } from './unique-violation';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { beforeCommit } from './before-commit';
 import { RowLockGate } from './row-lock-gate';
 
 declare const OPEN_TRANSACTION: unique symbol;
@@ -32,7 +33,8 @@ export function managerOf(tx: Transaction | undefined, dataSource?: DataSource):
  * How services make changes that must happen together: `work` gets one transaction and
  * hands it to every repository call that belongs to it. Committed when `work` resolves,
  * rolled back when it throws. PostgreSQL's default isolation (READ COMMITTED): where a rule
- * counts or checks rows before writing, the repository locks the parent row first.
+ * counts or checks rows before writing, the repository locks the parent row first. What the
+ * request set with runWithBeforeCommit runs last in the same transaction.
  */
 @Injectable()
 export class UnitOfWork {
@@ -42,7 +44,7 @@ export class UnitOfWork {
   ) {}
 
   run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(asTransaction(manager)));
+    return this.dataSource.transaction((manager) => workThenHook(manager, work));
   }
 
   /**
@@ -51,6 +53,13 @@ export class UnitOfWork {
    * taking a connection, and the whole wait stays within the lock timeout (RowLockGate).
    */
   runLockingRow<T>(row: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.rowLocks.transaction(row, (manager) => work(asTransaction(manager)));
+    return this.rowLocks.transaction(row, (manager) => workThenHook(manager, work));
   }
+}
+
+/** The work, then what the request asked to commit with it (runWithBeforeCommit). */
+async function workThenHook<T>(manager: EntityManager, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  const result = await work(asTransaction(manager));
+  await beforeCommit(manager);
+  return result;
 }

@@ -11,6 +11,7 @@ import {
 import type { FastifyReply } from 'fastify';
 
 import { absoluteUrl, locationHeader, SecretResponse } from '../common/http';
+import { Idempotent } from '../common/idempotency';
 import { NOT_FOUND, VALIDATION } from '../common/problem';
 import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
 import { UuidParam } from '../common/validation';
@@ -63,6 +64,7 @@ export class RegionKeysController {
   @Post('region/api-keys')
   @RequiresPermission('keys:write')
   @SecretResponse()
+  @Idempotent({ scope: 'caller' })
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Create an API key',
@@ -126,6 +128,7 @@ export class RegionKeysController {
   @Post('region/api-keys/:id/roll')
   @RequiresPermission('keys:write')
   @SecretResponse()
+  @Idempotent({ scope: 'caller' })
   @ApiOperation({
     operationId: 'rollApiKey',
     summary: 'Roll an API key',

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 
 import { Public } from '../common/auth';
 import { absoluteUrl, locationHeader } from '../common/http';
+import { Idempotent } from '../common/idempotency';
 import { ApiSignupRateLimited, ClientThrottlerGuard, RATE_LIMIT_HEADERS } from '../common/rate-limit';
 import { ApiProblems, jsonBodyProblems } from '../common/swagger';
 import { AppConfig } from '../config';
@@ -23,6 +24,8 @@ export class UsersController {
   @Post('signup')
   @Public()
   @UseGuards(ClientThrottlerGuard)
+  // A sign-up is one statement, and a second one with the same email is refused anyway.
+  @Idempotent({ scope: 'client-address' })
   @ApiOperation({
     operationId: 'createUser',
     summary: 'Create a user',

@@ -33,6 +33,23 @@ export async function exercise({ anyone, fixturesDir, shared }: ClientContext): 
     kepler.creator.id === ada.id && kepler.satellites.length === 0 && kepler.image === null,
     'a new planet is its creator’s, bare',
   );
+  // A retry with the same Idempotency-Key gets the first answer, never a second planet.
+  const idempotencyKey = { header: { 'Idempotency-Key': `"${kepler.id}-${Date.now()}-retry"` } };
+  const retried = ada.api.POST('/planets', { params: idempotencyKey, body: { name: 'Retried' } });
+  const first = await expectData(retried, 201, 'create a planet with an Idempotency-Key');
+  const replay = await ada.api.POST('/planets', { params: idempotencyKey, body: { name: 'Retried' } });
+  check(
+    replay.response.status === 201 &&
+      replay.response.headers.get('idempotent-replayed') === 'true' &&
+      replay.data?.id === first.id,
+    'the same Idempotency-Key and body replay the first planet',
+  );
+  await expectProblem(
+    ada.api.POST('/planets', { params: idempotencyKey, body: { name: 'Another' } }),
+    422,
+    'idempotency-key-reused',
+    'reuse an Idempotency-Key for another body',
+  );
   const untyped = await expectData(
     ada.api.POST('/planets', { body: { name: 'Unclassified' } }),
     201,

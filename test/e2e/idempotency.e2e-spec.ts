@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+
+import { jest } from '@jest/globals';
+import { DataSource } from 'typeorm';
+
+import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
+import { expectProblem } from '../support/problems';
+import { newRegion, type RegionFixture, startTestApp, type TestApp } from '../support/test-app';
+import { newUser, type UserFixture } from '../support/users';
+import { fixture, multipart } from './planets-support';
+
+/** Idempotency-Key on the POSTs that create: replays, 409, 422, and the answer lost after a commit. */
+let t: TestApp;
+let region: RegionFixture;
+let user: UserFixture;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  user = await newUser(t);
+});
+afterAll(async () => t?.close());
+beforeEach(async () => {
+  region = await newRegion(t);
+});
+afterEach(() => jest.restoreAllMocks());
+
+const createKey = (idempotencyKey: string | undefined, payload: object = { description: 'ci' }) =>
+  t.request({
+    method: 'POST',
+    url: '/auth/region/api-keys',
+    headers: {
+      'x-api-key': region.key,
+      ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+    },
+    payload,
+  });
+
+const activeKeys = async () =>
+  (await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': region.key } })).json<{
+    apiKeys: unknown[];
+  }>().apiKeys.length;
+
+describe('a key create with an Idempotency-Key', () => {
+  it('replays the first answer (secret, Location, no-store) and creates one key', async () => {
+    const key = randomUUID();
+    const first = await createKey(`"${key}"`);
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // The bare token (Stripe's form) names the same key as the sf-string.
+    const again = await createKey(key, { description: 'ci' });
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(again.headers.location).toBe(first.headers.location);
+    expect(again.headers['cache-control']).toBe('no-store');
+    expect(await activeKeys()).toBe(2);
+  });
+
+  it('keeps neither the key nor the secret readable in the database', async () => {
+    const key = randomUUID();
+    const secret = (await createKey(key)).json<{ key: string }>().key;
+    const rows: { key_hash: Buffer; answer: Buffer }[] = await t.app
+      .get(DataSource)
+      .query('SELECT key_hash, answer FROM idempotency_keys');
+    const dump = Buffer.concat(rows.flatMap((r) => [r.key_hash, r.answer ?? Buffer.alloc(0)]));
+    expect(rows.some((r) => r.answer !== null)).toBe(true);
+    expect(dump.includes(secret)).toBe(false);
+    expect(dump.includes(secret.slice(3, 20))).toBe(false);
+    expect(dump.includes(key)).toBe(false);
+  });
+
+  it('answers 422 to the same key with another body, and creates nothing', async () => {
+    const key = randomUUID();
+    expect((await createKey(key, { description: 'one' })).statusCode).toBe(201);
+    expectProblem(await createKey(key, { description: 'two' }), 422, 'idempotency-key-reused');
+    expect(await activeKeys()).toBe(2);
+  });
+
+  it('takes the body with its fields in any order as the same request', async () => {
+    const key = randomUUID();
+    expect((await createKey(key, { description: 'x', permissions: ['region:read'] })).statusCode).toBe(201);
+    const again = await createKey(key, { permissions: ['region:read'], description: 'x' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('runs concurrent duplicates once: the others replay or are told it is in progress', async () => {
+    const key = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => createKey(key)));
+    const fresh = answers.filter((r) => r.statusCode === 201 && !r.headers['idempotent-replayed']);
+    expect(fresh).toHaveLength(1);
+    for (const res of answers.filter((r) => r.statusCode !== 201)) {
+      expectProblem(res, 409, 'idempotent-request-in-progress');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    expect(await activeKeys()).toBe(2);
+  });
+
+  it('never creates again when the create committed but its answer was lost', async () => {
+    jest.spyOn(t.app.get(IdempotencyRepository), 'storeAnswer').mockRejectedValueOnce(new Error('connection lost'));
+    const key = randomUUID();
+    expect((await createKey(key)).statusCode).toBe(201);
+    // Until its lease ends, the instance that committed may still keep its answer.
+    expectProblem(await createKey(key), 409, 'idempotent-request-in-progress');
+    // As when that instance died: its lease runs out.
+    await t.app.get(DataSource).query('UPDATE idempotency_keys SET lease_until = now() WHERE answer IS NULL');
+    expectProblem(await createKey(key), 409, 'idempotent-answer-lost');
+    expect(await activeKeys()).toBe(2);
+  });
+
+  it('releases the key when the work failed before committing, so a retry runs again', async () => {
+    const key = randomUUID();
+    const roll = () =>
+      t.request({
+        method: 'POST',
+        url: `/auth/region/api-keys/${randomUUIDFor(key)}/roll`,
+        headers: { 'x-api-key': region.key, 'idempotency-key': key },
+        payload: {},
+      });
+    expectProblem(await roll(), 404, 'not-found');
+    expectProblem(await roll(), 404, 'not-found');
+  });
+
+  it('is scoped to the caller: another region may use the same key', async () => {
+    const key = randomUUID();
+    expect((await createKey(key)).statusCode).toBe(201);
+    const other = await newRegion(t);
+    const res = await t.request({
+      method: 'POST',
+      url: '/auth/region/api-keys',
+      headers: { 'x-api-key': other.key, 'idempotency-key': key },
+      payload: { description: 'ci' },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('without the header, creates each time', async () => {
+    expect((await createKey(undefined)).statusCode).toBe(201);
+    expect((await createKey(undefined)).statusCode).toBe(201);
+    expect(await activeKeys()).toBe(3);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['an empty sf-string', '""'],
+    ['over 255 characters', 'k'.repeat(256)],
+    ['with a control character', 'abc\tdef'],
+    ['an unterminated sf-string', '"abc'],
+  ])('refuses a key that is %s with a 400 naming the header', async (_, value) => {
+    const body = expectProblem(await createKey(value), 400, 'validation');
+    expect(body.errors).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);
+  });
+
+  it('refuses the header sent twice', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/auth/region/api-keys',
+      headers: { 'x-api-key': region.key, 'idempotency-key': ['a', 'b'] },
+      payload: {},
+    });
+    expect(expectProblem(res, 400, 'validation').errors[0].field).toBe('Idempotency-Key');
+  });
+});
+
+// A path parameter derived from the key: the same request each time, with an id that exists nowhere.
+const randomUUIDFor = (key: string) => `${key.slice(0, 8)}-0000-4000-8000-000000000000`;
+
+describe('other creates', () => {
+  it('replays a sign-up by client address', async () => {
+    const key = randomUUID();
+    const signUp = () =>
+      t.request({
+        method: 'POST',
+        url: '/user/signup',
+        headers: { 'idempotency-key': key },
+        payload: { email: `idem-${key}@example.com`, password: 'correct horse battery' },
+      });
+    const first = await signUp();
+    expect(first.statusCode).toBe(201);
+    const again = await signUp();
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+  });
+
+  it('replays a planet create, and an upload only with the same bytes', async () => {
+    const key = randomUUID();
+    const create = () =>
+      t.request({
+        method: 'POST',
+        url: '/planets',
+        headers: { authorization: user.basic, 'idempotency-key': key },
+        payload: { name: 'Vulcan' },
+      });
+    const planet = (await create()).json<{ id: number }>();
+    const again = await create();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json<{ id: number }>().id).toBe(planet.id);
+
+    const upload = (file: string, uploadKey: string) => {
+      const form = multipart([{ name: 'image', filename: file, content: fixture(file) }]);
+      return t.request({
+        method: 'POST',
+        url: `/planets/${planet.id}/image`,
+        headers: { ...form.headers, authorization: user.basic, 'idempotency-key': uploadKey },
+        payload: form.payload,
+      });
+    };
+    const uploadKey = randomUUID();
+    const uploaded = await upload('mars.png', uploadKey);
+    expect(uploaded.statusCode).toBe(200);
+    const replayed = await upload('mars.png', uploadKey);
+    expect(replayed.statusCode).toBe(200);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json()).toEqual(uploaded.json());
+    expectProblem(await upload('neptune.gif', uploadKey), 422, 'idempotency-key-reused');
+  });
+});
