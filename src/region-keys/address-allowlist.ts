@@ -10,10 +10,18 @@ export type ParsedCidr = { cidr: string } | { error: string };
 
 const IPV4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 
+/** ::ffff:0:0/96, the IPv4-mapped IPv6 addresses: how a dual-stack socket shows an IPv4 client. */
+const MAPPED_PREFIX = [...Array<number>(10).fill(0), 0xff, 0xff, 0, 0, 0, 0];
+const MAPPED_BITS = 96;
+
 /**
  * Parses `address/prefix` or a bare address (a /32 or /128). Zone ids (`fe80::1%eth0`) are
  * refused: they name an interface of the client, not a network. Bits set past the prefix
  * are refused rather than dropped, since `10.1.2.3/8` more likely means a typo than all of 10/8.
+ * An IPv4-mapped network (`::ffff:192.0.2.0/120`) is the IPv4 network it maps (`192.0.2.0/24`),
+ * as the client addresses it must match are seen as IPv4 (see allowlistOf). A wider IPv6
+ * network holding all of ::ffff:0:0/96 (`::/0`, `::/80`) is refused: it would admit every IPv4
+ * client as well, which whoever writes `::/0` beside some IPv4 networks hardly means.
  */
 export function parseCidr(input: string): ParsedCidr {
   if (input.includes('%')) return { error: 'must not hold a zone id (%…)' };
@@ -29,14 +37,42 @@ export function parseCidr(input: string): ParsedCidr {
   const prefix = prefixText === null ? bits : Number(prefixText);
   if (prefix > bits) return { error: `must have a prefix length of 0 to ${bits}` };
   const bytes = family === 4 ? address.split('.').map(Number) : ipv6Bytes(address);
-  const network = bytes.map((byte, i) => byte & (0xff << Math.max(0, 8 - Math.max(0, prefix - i * 8))) & 0xff);
+  const network = networkOf(bytes, prefix);
   if (network.some((byte, i) => byte !== bytes[i])) {
     return { error: `has bits set past its /${prefix}; the network is ${formatAddress(family, network)}/${prefix}` };
+  }
+  if (family === 6 && sameNetwork(network, MAPPED_PREFIX, Math.min(prefix, MAPPED_BITS))) {
+    if (prefix >= MAPPED_BITS) return { cidr: `${network.slice(12).join('.')}/${prefix - MAPPED_BITS}` };
+    return {
+      error:
+        'holds all of ::ffff:0:0/96 (IPv4 clients on a dual-stack socket), so it would admit every IPv4 address; ' +
+        'list IPv6 networks that do not, and IPv4 networks as such (0.0.0.0/0 for all of them)',
+    };
   }
   return { cidr: `${formatAddress(family, network)}/${prefix}` };
 }
 
-/** Checks a client address against an allowlist; built once per request, and only for keys that have one. */
+/**
+ * Whether a key with this allowlist can be used at all: null admits any address, and every
+ * entry parseCidr accepts admits its network, so only an empty list admits none. Such a key
+ * never keeps a region manageable (an empty list is refused on input; rows from before that may hold one).
+ */
+export const admitsSomeAddress = (cidrs: readonly string[] | null): boolean => cidrs === null || cidrs.length > 0;
+
+/** The first `prefix` bits of `bytes`, the rest zero. */
+const networkOf = (bytes: readonly number[], prefix: number): number[] =>
+  bytes.map((byte, i) => byte & (0xff << Math.max(0, 8 - Math.max(0, prefix - i * 8))) & 0xff);
+
+const sameNetwork = (a: readonly number[], b: readonly number[], prefix: number): boolean => {
+  const [x, y] = [networkOf(a, prefix), networkOf(b, prefix)];
+  return x.every((byte, i) => byte === y[i]);
+};
+
+/**
+ * Checks a client address against an allowlist; built once per request, and only for keys that
+ * have one. BlockList matches an IPv4 address against IPv6 networks by its mapped form too, so
+ * an IPv6 network holding ::ffff:0:0/96 stored before parseCidr refused it still admits IPv4 clients.
+ */
 export function allowlistOf(cidrs: readonly string[]): (clientAddress: string) => boolean {
   const list = new BlockList();
   for (const cidr of cidrs) {

@@ -145,9 +145,14 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
       const permissions = optionalPermissions(values.permission);
       const allowedCidrs = optionalCidrs(values['allow-cidr']);
       return withRegionKeys(async (service) => {
-        const { apiKey, key } = await service.createKey(regionId, { description, permissions, allowedCidrs }, OPERATOR);
+        const { region, apiKey, key } = await service.createKey(
+          regionId,
+          { description, permissions, allowedCidrs },
+          OPERATOR,
+        );
         return {
-          value: { apiKey: keyOutput(apiKey, key) },
+          // The shape of `region create`'s, so that one reader takes both.
+          value: { region: { id: region.id, name: region.name }, apiKey: keyOutput(apiKey, key) },
           lines: newKeyLines(apiKey, key),
         };
       });

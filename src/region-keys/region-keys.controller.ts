@@ -136,10 +136,10 @@ export class RegionKeysController {
       'The recommended way to rotate a key: creates a new key (its full `key` is shown only in this response) and ' +
       'schedules the old key to stop after `revokeOldAfterSeconds` (a day by default; 0 revokes it at once). ' +
       'Until then both keys work, so the new key can be deployed without downtime. The new key keeps the old ' +
-      "key's description and `allowedCidrs` unless others are given (null: any address); its `permissions` are those " +
-      "asked for, by default those of the key making the request (never more). The region's key limit counts the new " +
-      "key. Rolling the region's last permanent key holding `keys:write` into a key without it is refused " +
-      '(`last-api-key`).',
+      "key's description, `permissions` and `allowedCidrs` unless others are given (null: any address), so a roll " +
+      'never widens a key; it never holds more than the key making the request (else 403 `insufficient-permission`). ' +
+      "The region's key limit counts the new key. Rolling the region's last permanent key holding `keys:write` into " +
+      'a key without it is refused (`last-api-key`).',
   })
   @ApiParam({ ...KEY_ID_PARAM, description: 'The id of the key to replace (from GET /auth/regions/me).' })
   @ApiBody({ type: RollApiKeyDto, required: false })

@@ -133,6 +133,13 @@ export const ungrantablePermissions = (permissions: Permission[]) =>
     `A key can grant only permissions it holds itself; this one does not hold ${permissions.join(', ')}.`,
   );
 
+/** A roll that asks for no permissions keeps the old key's, which the caller may not hold all of. */
+export const unkeepablePermissions = (permissions: Permission[]) =>
+  new InsufficientPermissionError(
+    `A roll keeps the old key's permissions unless others are asked for, and a key can grant only permissions ` +
+      `it holds itself; the key being rolled holds ${permissions.join(', ')}, which this one does not.`,
+  );
+
 /**
  * A valid key sent from an address outside its allowlist. Refused like a failed
  * authentication, and saying no more than that: the allowlist is not shown.

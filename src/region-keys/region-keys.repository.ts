@@ -179,12 +179,15 @@ export class RegionKeysRepository {
   /**
    * SELECT ... FOR UPDATE on the region row alone (no joins: PostgreSQL refuses FOR UPDATE
    * on the nullable side of an outer join). Every change to a region's set of keys takes
-   * this lock first, so such changes to one region run one after another. False when the
+   * this lock first, so such changes to one region run one after another. Null when the
    * region does not exist.
    */
-  async lockRegion(tx: Transaction, regionId: string): Promise<boolean> {
-    const rows: unknown[] = await managerOf(tx).query('SELECT id FROM regions WHERE id = $1 FOR UPDATE', [regionId]);
-    return rows.length > 0;
+  async lockRegion(tx: Transaction, regionId: string): Promise<Pick<Region, 'id' | 'name'> | null> {
+    const rows: Pick<Region, 'id' | 'name'>[] = await managerOf(tx).query(
+      'SELECT id, name FROM regions WHERE id = $1 FOR UPDATE',
+      [regionId],
+    );
+    return rows[0] ?? null;
   }
 
   /** Keys that authenticate at `now`, those scheduled to stop later included. */
@@ -196,11 +199,15 @@ export class RegionKeysRepository {
     return count;
   }
 
-  /** Keys that will keep working (not revoked and not scheduled to be) and may manage the region's keys. */
+  /**
+   * Keys that will keep working (not revoked and not scheduled to be), may manage the region's
+   * keys, and can be used from some address (no allowlist, or a non-empty one: see admitsSomeAddress).
+   */
   async countPermanentManagers(tx: Transaction, regionId: string): Promise<number> {
     const [{ count }]: [{ count: number }] = await managerOf(tx).query(
       `SELECT count(*)::int AS count FROM api_keys
-        WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL AND $2 = ANY(permissions)`,
+        WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL AND $2 = ANY(permissions)
+          AND (allowed_cidrs IS NULL OR cardinality(allowed_cidrs) > 0)`,
       [regionId, MANAGE_KEYS],
     );
     return count;

@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config';
 import { type Transaction, UnitOfWork } from '../database';
-import { allowlistOf } from './address-allowlist';
+import { admitsSomeAddress, allowlistOf } from './address-allowlist';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
 import { decodeEventCursor, encodeEventCursor, invalidEventCursor } from './event-cursor';
@@ -19,6 +19,7 @@ import {
   LastApiKeyError,
   RegionNotFoundError,
   ungrantablePermissions,
+  unkeepablePermissions,
 } from './region-keys.errors';
 import { type ApiKeyRecord, type KeyWithRegion, RegionKeysRepository } from './region-keys.repository';
 import { RegionKeysSettings } from './region-keys.settings';
@@ -67,17 +68,18 @@ export class RegionKeysService {
 
   /**
    * Creates a key granting at most what `held` (the caller's key's permissions) holds; an
-   * operator holds everything.
+   * operator holds everything. Answers with the region too, for the operator who named it by id.
    */
   createKey(
     regionId: string,
     request: KeyGrantRequest,
     origin: ChangeOrigin,
     held: readonly Permission[] = PERMISSIONS,
-  ): Promise<IssuedApiKey> {
+  ): Promise<IssuedApiKey & { region: Pick<Region, 'id' | 'name'> }> {
     const permissions = grantable(request.permissions, held);
     return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
-      if (!(await this.repository.lockRegion(tx, regionId))) throw new RegionNotFoundError(regionId);
+      const region = await this.repository.lockRegion(tx, regionId);
+      if (!region) throw new RegionNotFoundError(regionId);
       const now = this.clock.now();
       const limit = this.settings.MAX_API_KEYS_PER_REGION;
       if ((await this.repository.countActiveKeys(tx, regionId, now)) >= limit) throw new ApiKeyLimitError(limit);
@@ -89,14 +91,15 @@ export class RegionKeysService {
         request.allowedCidrs ?? null,
       );
       await this.record(tx, regionId, now, origin, [['api_key.created', grantOf(issued.apiKey)]]);
-      return issued;
+      return { ...issued, region };
     });
   }
 
   /**
    * Revokes a key unless the region would be left with no key that keeps working and may
-   * manage keys: keys scheduled to stop, and keys without keys:write, do not count, so
-   * neither time passing nor a read-only key left alone leaves a region unmanageable. The
+   * manage keys: keys scheduled to stop, keys without keys:write, and keys no address may use
+   * do not count, so neither time passing nor a read-only or unusable key left alone leaves
+   * a region unmanageable. The
    * region row is locked before counting, so concurrent changes to one region's keys (from
    * any number of instances) queue on that lock and each counts what the previous one
    * committed; within one instance they queue before taking a connection (UnitOfWork.runLockingRow).
@@ -119,10 +122,11 @@ export class RegionKeysService {
   /**
    * Replaces a key: creates a new one and schedules the old one to stop after
    * `revokeOldAfterSeconds` (0: at once). The new key never expires, so the region keeps a
-   * key that keeps working. The old key's description and allowlist are kept unless others
-   * are given; the permissions are the caller's unless fewer are asked for. Rolling the
-   * region's last permanent manager into a key without keys:write is refused: once the old
-   * key stops, nothing could manage the region.
+   * key that keeps working. The old key's description, permissions and allowlist are kept
+   * unless others are given, so a roll never widens a key; the permissions are never more
+   * than the caller holds, asked for or kept. Rolling the region's last permanent manager
+   * into a key that cannot manage (no keys:write, or an allowlist no address passes) is
+   * refused: once the old key stops, nothing could manage the region.
    */
   rollKey(
     regionId: string,
@@ -131,13 +135,16 @@ export class RegionKeysService {
     origin: ChangeOrigin,
     held: readonly Permission[] = PERMISSIONS,
   ): Promise<RolledApiKey> {
-    const permissions = grantable(options.permissions, held);
+    // Asking for more than the caller holds is refused before anything is read, as on create.
+    const asked = options.permissions && grantable(options.permissions, held);
     return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
       await this.repository.lockRegion(tx, regionId);
       const now = this.clock.now();
       const old = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
       if (!old) throw new ApiKeyNotFoundError();
       if (old.revokesAt) throw new ApiKeyAlreadyRolledError(old.revokesAt);
+      const permissions = asked ?? grantable(old.permissions, held, unkeepablePermissions);
+      const allowedCidrs = options.allowedCidrs === undefined ? old.allowedCidrs : options.allowedCidrs;
       const revokedAtOnce = options.revokeOldAfterSeconds === 0;
       // The limit counts the new key; an old key revoked at once no longer counts.
       const limit = this.settings.MAX_API_KEYS_PER_REGION;
@@ -145,7 +152,7 @@ export class RegionKeysService {
       if (activeAfter > limit) throw new ApiKeyLimitError(limit);
       if (
         isPermanentManager(old) &&
-        !permissions.includes(MANAGE_KEYS) &&
+        !canManage(permissions, allowedCidrs) &&
         (await this.repository.countPermanentManagers(tx, regionId)) <= 1
       ) {
         throw new LastApiKeyError();
@@ -157,7 +164,7 @@ export class RegionKeysService {
         regionId,
         options.description === undefined ? old.description : options.description,
         permissions,
-        options.allowedCidrs === undefined ? old.allowedCidrs : options.allowedCidrs,
+        allowedCidrs,
       );
       await this.record(tx, regionId, now, origin, [
         ['api_key.rolled', { ...grantOf(old), revokesAt }],
@@ -259,7 +266,8 @@ export class RegionKeysService {
       tokenPreview: previewApiKey(key),
       description,
       permissions,
-      allowedCidrs,
+      // Canonical CIDRs name one network by one string; each is stored once, whoever sent the list.
+      allowedCidrs: allowedCidrs && [...new Set(allowedCidrs)],
     });
     return { apiKey, key };
   }
@@ -299,12 +307,21 @@ const grantOf = (key: ApiKeyRecord): EventApiKey => ({
   grant: { permissions: key.permissions, allowedCidrs: key.allowedCidrs },
 });
 
-const isPermanentManager = (key: ApiKeyRecord) => key.revokesAt === null && key.permissions.includes(MANAGE_KEYS);
+/** What the last-key rule counts (as RegionKeysRepository.countPermanentManagers does in SQL). */
+const canManage = (permissions: readonly Permission[], allowedCidrs: readonly string[] | null) =>
+  permissions.includes(MANAGE_KEYS) && admitsSomeAddress(allowedCidrs);
+
+const isPermanentManager = (key: ApiKeyRecord) =>
+  key.revokesAt === null && canManage(key.permissions, key.allowedCidrs);
 
 /** The permissions asked for (default: all that `held` holds), refused when they exceed it. */
-function grantable(requested: readonly Permission[] | undefined, held: readonly Permission[]): Permission[] {
+function grantable(
+  requested: readonly Permission[] | undefined,
+  held: readonly Permission[],
+  refusal = ungrantablePermissions,
+): Permission[] {
   const permissions = normalisePermissions(requested ?? held);
   const beyond = permissions.filter((permission) => !held.includes(permission));
-  if (beyond.length > 0) throw ungrantablePermissions(beyond);
+  if (beyond.length > 0) throw refusal(beyond);
   return permissions;
 }

@@ -217,6 +217,11 @@ describe('operator CLI', () => {
 
     const key = await runProcess(CLI, ['key', 'create', '--region', output.region.id, '--json'], dbEnv);
     expect(key.code).toBe(0);
+    // The shape of region create's, as operations.md documents for both.
+    expect(JSON.parse(key.stdout)).toEqual({
+      region: output.region,
+      apiKey: expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(/^rk_/) }),
+    });
     const second = JSON.parse(key.stdout).apiKey.key;
 
     // Both changes are in the region's events, made by an operator, newest first.

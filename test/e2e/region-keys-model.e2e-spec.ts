@@ -13,9 +13,11 @@ import { usesPostgresServer } from '../support/test-database';
  * A model of one region's keys, checked against two server instances on one PostgreSQL
  * database: fast-check generates sequences of creates, deletes, rolls, authentications,
  * steps of time and concurrent batches, made by keys of any permissions and granting any
- * permissions, and after every step the service must agree with the model (status codes,
- * the key list with when each key stops and what it may do, revoked and expired keys
- * refused on both instances, the region never without a permanent key holding keys:write).
+ * permissions and allowlists (empty ones, and ones naming a network twice), and after every
+ * step the service must agree with the model (status codes, the key list with when each key
+ * stops, what it may do and from where, revoked and expired keys refused on both instances,
+ * the region never without a permanent key holding keys:write). A roll keeps the old key's
+ * permissions and allowlist unless it asks for others.
  * The embedded database serves one process only, so this runs in the PostgreSQL pass.
  *
  * Time is the test's: both instances read one shared instant from their Clock, which only
@@ -35,6 +37,7 @@ interface KnownKey {
   /** When a rolled key stops (ms since the epoch); null for a key that never does. */
   revokesAt: number | null;
   permissions: Permission[];
+  allowedCidrs: string[] | null;
 }
 
 /**
@@ -54,21 +57,34 @@ interface Service {
 
 /** A key id to delete: resolved against the model when the command runs. */
 type Target =
-  | { kind: 'live' | 'permanent' | 'scheduled' | 'revoked'; index: number; fallbackId: string }
+  | { kind: 'live' | 'permanent' | 'reader' | 'scheduled' | 'revoked'; index: number; fallbackId: string }
   | { kind: 'unknown'; fallbackId: string }
   | { kind: 'other-region' };
 
+/** What a create or roll asks for besides its description (absent: the default). */
+interface Grant {
+  permissions?: Permission[];
+  allowedCidrs?: string[] | null;
+}
+
 type BatchOp = { instance: 0 | 1; actor: number } & (
-  | { action: 'create'; description?: string; permissions?: Permission[] }
+  | ({ action: 'create'; description?: string } & Grant)
   | { action: 'delete'; target: Target }
-  | { action: 'roll'; target: Target; description?: string; revokeOldAfterSeconds?: number; permissions?: Permission[] }
+  | ({ action: 'roll'; target: Target; description?: string; revokeOldAfterSeconds?: number } & Grant)
 );
 
 const ALL: Permission[] = ['region:read', 'keys:write'];
 const holds = (permissions: Permission[], permission: Permission) => permissions.includes(permission);
-/** What a create or roll grants: the permissions asked for, else the caller's own (stored in a fixed order). */
-const granted = (asked: Permission[] | undefined, actor: Permission[]) =>
-  ALL.filter((p) => (asked ?? actor).includes(p));
+/**
+ * What a create or roll grants: the permissions asked for, else the default (a create: the
+ * caller's own; a roll: the old key's), stored in a fixed order.
+ */
+const granted = (asked: Permission[] | undefined, byDefault: Permission[]) =>
+  ALL.filter((p) => (asked ?? byDefault).includes(p));
+/** An allowlist as stored: each network once (the generator sends canonical or mapped forms of these). */
+const STORED: Record<string, string> = { '127.0.0.1': '127.0.0.1/32', '::ffff:127.0.0.1': '127.0.0.1/32' };
+const storedCidrs = (asked: string[] | null | undefined, byDefault: string[] | null) =>
+  asked === undefined ? byDefault : asked && [...new Set(asked.map((cidr) => STORED[cidr] ?? cidr))];
 
 const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
 
@@ -83,15 +99,15 @@ const pick = <T>(list: T[], index: number): T => list[index % list.length];
 
 const getRegion = (t: TestApp, key: string) =>
   t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
-const postKey = (t: TestApp, key: string, description?: string, permissions?: Permission[]) =>
+/** The fields of a body that are not absent. */
+const present = (fields: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+const postKey = (t: TestApp, key: string, description?: string, grant: Grant = {}) =>
   t.request({
     method: 'POST',
     url: '/auth/region/api-keys',
     headers: { 'x-api-key': key },
-    payload: {
-      ...(description === undefined ? {} : { description }),
-      ...(permissions === undefined ? {} : { permissions }),
-    },
+    payload: present({ description, ...grant }),
   });
 const deleteKey = (t: TestApp, key: string, id: string) =>
   t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': key } });
@@ -101,17 +117,13 @@ const rollKey = (
   id: string,
   description?: string,
   revokeOldAfterSeconds?: number,
-  permissions?: Permission[],
+  grant: Grant = {},
 ) =>
   t.request({
     method: 'POST',
     url: `/auth/region/api-keys/${id}/roll`,
     headers: { 'x-api-key': key },
-    payload: {
-      ...(description === undefined ? {} : { description }),
-      ...(revokeOldAfterSeconds === undefined ? {} : { revokeOldAfterSeconds }),
-      ...(permissions === undefined ? {} : { permissions }),
-    },
+    payload: present({ description, revokeOldAfterSeconds, ...grant }),
   });
 
 type Reply = Parameters<typeof expectProblem>[0];
@@ -121,7 +133,8 @@ const isPermanentManager = (k: KnownKey) => isPermanent(k) && holds(k.permission
 const permanentCount = (keys: KnownKey[]) => keys.filter(isPermanent).length;
 const permanentManagerCount = (keys: KnownKey[]) => keys.filter(isPermanentManager).length;
 const showSeconds = (s: number | undefined) => (s === undefined ? 'default' : `${s}s`);
-const showPermissions = (p: Permission[] | undefined) => (p === undefined ? 'own' : p.join('+'));
+const showGrant = ({ permissions, allowedCidrs }: Grant) =>
+  `${permissions === undefined ? 'default' : permissions.join('+')}, from ${allowedCidrs === undefined ? 'default' : JSON.stringify(allowedCidrs)}`;
 
 function targetId(m: KeyModel, target: Target): string {
   switch (target.kind) {
@@ -134,6 +147,8 @@ function targetId(m: KeyModel, target: Target): string {
         live: m.live,
         // Aimed at the last-key rule: the region's permanent managers, and the keys about to stop.
         permanent: m.live.filter(isPermanentManager),
+        // Rolls of these must not widen them.
+        reader: m.live.filter((k) => !holds(k.permissions, 'keys:write')),
         scheduled: m.live.filter((k) => !isPermanent(k)),
         revoked: m.revoked,
       }[target.kind];
@@ -144,11 +159,17 @@ function targetId(m: KeyModel, target: Target): string {
 
 const describeTarget = (target: Target) => ('index' in target ? `${target.kind}#${target.index}` : target.kind);
 
-function expectCreated(body: Record<string, unknown>, description: string | null, permissions: Permission[]): KnownKey {
+function expectCreated(
+  body: Record<string, unknown>,
+  description: string | null,
+  permissions: Permission[],
+  allowedCidrs: string[] | null,
+): KnownKey {
   expect(body).toMatchObject({
     description,
     revokesAt: null,
     permissions,
+    allowedCidrs,
     key: expect.stringMatching(/^rk_[0-9A-Za-z]{49}$/),
   });
   return {
@@ -158,8 +179,23 @@ function expectCreated(body: Record<string, unknown>, description: string | null
     createdAt: String(body.createdAt),
     revokesAt: null,
     permissions,
+    allowedCidrs,
   };
 }
+
+/** The key a successful create makes, as the model expects it. */
+const expectCreatedBy = (
+  body: Record<string, unknown>,
+  actor: KnownKey,
+  description: string | undefined,
+  grant: Grant,
+) =>
+  expectCreated(
+    body,
+    description ?? null,
+    granted(grant.permissions, actor.permissions),
+    storedCidrs(grant.allowedCidrs, null),
+  );
 
 /**
  * Applies a successful roll of `old` to the model's live keys: the new key joins, the old
@@ -172,12 +208,19 @@ function applyRoll(
   old: KnownKey,
   description: string | undefined,
   seconds: number,
-  permissions: Permission[],
+  grant: Grant,
 ): KnownKey[] {
   const revokesAt = m.now + seconds * 1000;
   const body = res.json() as Record<string, unknown>;
   expect(body.replaces).toEqual({ id: old.id, revokesAt: new Date(revokesAt).toISOString() });
-  m.live.push(expectCreated(body, description === undefined ? old.description : description, permissions));
+  m.live.push(
+    expectCreated(
+      body,
+      description === undefined ? old.description : description,
+      granted(grant.permissions, old.permissions),
+      storedCidrs(grant.allowedCidrs, old.allowedCidrs),
+    ),
+  );
   const index = m.live.findIndex((k) => k.id === old.id);
   if (index < 0) return [];
   if (seconds > 0) {
@@ -206,12 +249,13 @@ async function expectRefused(instances: TestApp[], revoked: KnownKey[]): Promise
 async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
   expect(permanentManagerCount(m.live)).toBeGreaterThanOrEqual(1);
   const expected = [...m.live]
-    .map(({ id, description, createdAt, revokesAt, permissions }) => ({
+    .map(({ id, description, createdAt, revokesAt, permissions, allowedCidrs }) => ({
       id,
       description,
       createdAt,
       revokesAt: revokesAt === null ? null : new Date(revokesAt).toISOString(),
       permissions,
+      allowedCidrs,
     }))
     .sort((x, y) => x.id.localeCompare(y.id));
   // The oldest key that may read does so through one instance, and the newest through the
@@ -242,15 +286,17 @@ async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
         createdAt: string;
         revokesAt: string | null;
         permissions: Permission[];
+        allowedCidrs: string[] | null;
       }[];
     }>();
     expect(region.id).toBe(r.regionId);
-    const listed = region.apiKeys.map(({ id, description, createdAt, revokesAt, permissions }) => ({
+    const listed = region.apiKeys.map(({ id, description, createdAt, revokesAt, permissions, allowedCidrs }) => ({
       id,
       description,
       createdAt,
       revokesAt,
       permissions,
+      allowedCidrs,
     }));
     expect([...listed].sort((x, y) => x.id.localeCompare(y.id))).toEqual(expected);
     expect(listed.some((k) => k.revokesAt === null && k.permissions.includes('keys:write'))).toBe(true);
@@ -262,7 +308,8 @@ async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
   const [rows] = await r.instances[0].app.get(DataSource).query(
     `SELECT count(*) FILTER (WHERE revoked_at IS NULL AND (revokes_at IS NULL OR revokes_at > $2))::int AS live,
             count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL)::int AS permanent,
-            count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL AND 'keys:write' = ANY(permissions))::int AS managers,
+            count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL AND 'keys:write' = ANY(permissions)
+                               AND (allowed_cidrs IS NULL OR cardinality(allowed_cidrs) > 0))::int AS managers,
             count(*)::int AS total
        FROM api_keys WHERE region_id = $1`,
     [r.regionId, new Date(m.now)],
@@ -281,26 +328,26 @@ class CreateKey implements fc.AsyncCommand<KeyModel, Service> {
     readonly instance: 0 | 1,
     readonly actor: number,
     readonly description: string | undefined,
-    readonly permissions: Permission[] | undefined,
+    readonly grant: Grant,
   ) {}
   check = () => true;
   async run(m: KeyModel, r: Service): Promise<void> {
     const actor = pick(m.live, this.actor);
-    const res = await postKey(r.instances[this.instance], actor.key, this.description, this.permissions);
+    const res = await postKey(r.instances[this.instance], actor.key, this.description, this.grant);
     const op: BatchOp = {
       instance: this.instance,
       actor: this.actor,
       action: 'create',
       description: this.description,
-      permissions: this.permissions,
+      ...this.grant,
     };
     if (expectOutcome(m, op, actor, undefined, res) === '201') {
-      m.live.push(expectCreated(res.json(), this.description ?? null, granted(this.permissions, actor.permissions)));
+      m.live.push(expectCreatedBy(res.json(), actor, this.description, this.grant));
     }
     await expectAgreement(m, r);
   }
   toString = () =>
-    `create(on ${'ab'[this.instance]}, by live#${this.actor}, ${JSON.stringify(this.description)}, ${showPermissions(this.permissions)})`;
+    `create(on ${'ab'[this.instance]}, by live#${this.actor}, ${JSON.stringify(this.description)}, ${showGrant(this.grant)})`;
 }
 
 class DeleteKey implements fc.AsyncCommand<KeyModel, Service> {
@@ -344,18 +391,18 @@ class RollKey implements fc.AsyncCommand<KeyModel, Service> {
     readonly target: Target,
     readonly description: string | undefined,
     readonly revokeOldAfterSeconds: number | undefined,
-    readonly permissions: Permission[] | undefined,
+    readonly grant: Grant,
   ) {}
   check = (m: Readonly<KeyModel>) => this.target.kind !== 'revoked' || m.revoked.length > 0;
   async run(m: KeyModel, r: Service): Promise<void> {
-    const { instance, actor, target, description, revokeOldAfterSeconds, permissions } = this;
+    const { instance, actor, target, description, revokeOldAfterSeconds, grant } = this;
     const id = targetId(m, target);
     const by = pick(m.live, actor);
-    const res = await rollKey(r.instances[instance], by.key, id, description, revokeOldAfterSeconds, permissions);
+    const res = await rollKey(r.instances[instance], by.key, id, description, revokeOldAfterSeconds, grant);
     if (
       expectOutcome(
         m,
-        { instance, actor, action: 'roll', target, description, revokeOldAfterSeconds, permissions },
+        { instance, actor, action: 'roll', target, description, revokeOldAfterSeconds, ...grant },
         by,
         id,
         res,
@@ -369,7 +416,7 @@ class RollKey implements fc.AsyncCommand<KeyModel, Service> {
         old,
         description,
         revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS,
-        granted(permissions, by.permissions),
+        grant,
       );
       m.revoked.push(...stopped);
       await expectRefused(r.instances, stopped);
@@ -377,7 +424,7 @@ class RollKey implements fc.AsyncCommand<KeyModel, Service> {
     await expectAgreement(m, r);
   }
   toString = () =>
-    `roll(on ${'ab'[this.instance]}, by live#${this.actor}, ${describeTarget(this.target)}, ${JSON.stringify(this.description)}, ${showSeconds(this.revokeOldAfterSeconds)}, ${showPermissions(this.permissions)})`;
+    `roll(on ${'ab'[this.instance]}, by live#${this.actor}, ${describeTarget(this.target)}, ${JSON.stringify(this.description)}, ${showSeconds(this.revokeOldAfterSeconds)}, ${showGrant(this.grant)})`;
 }
 
 /** Moves both instances' clock forward: keys whose revokesAt passed stop, everywhere. */
@@ -427,11 +474,13 @@ interface ResolvedOp {
   targetId?: string;
 }
 
-/** The region's working keys as the rules see them: id, when it stops (null: never), whether it holds keys:write. */
-type KeyState = Map<string, { revokesAt: number | null; manager: boolean }>;
+/** The region's working keys as the rules see them: id, when it stops (null: never), what it may do. */
+type KeyState = Map<string, { revokesAt: number | null; permissions: Permission[] }>;
 
 const stateOf = (live: KnownKey[]): KeyState =>
-  new Map(live.map((k) => [k.id, { revokesAt: k.revokesAt, manager: holds(k.permissions, 'keys:write') }]));
+  new Map(live.map((k) => [k.id, { revokesAt: k.revokesAt, permissions: k.permissions }]));
+// Every allowlist the generators send (empty ones are refused) admits the test client: keys:write decides.
+const manages = (k: { permissions: Permission[] }) => holds(k.permissions, 'keys:write');
 
 /** A request as the rules see it: what it asks, on which key, and what its caller's key holds. */
 interface RuleInput {
@@ -446,21 +495,23 @@ interface RuleInput {
  * by the one-at-a-time commands and replayed by the batch checker. `i` names a new key.
  */
 function step(keys: KeyState, o: RuleInput, i: number, now: number): [string, KeyState] {
-  const managers = [...keys.values()].filter((k) => k.revokesAt === null && k.manager).length;
+  const managers = [...keys.values()].filter((k) => k.revokesAt === null && manages(k)).length;
   const next = new Map(keys);
-  // Every change needs keys:write, and grants no permission its caller lacks.
+  // Every change needs keys:write (checked before the body); an empty allowlist is a 400;
+  // no change grants a permission its caller lacks.
   if (!holds(o.actorPermissions, 'keys:write')) return ['403 insufficient-permission', keys];
+  if (o.op.action !== 'delete' && o.op.allowedCidrs?.length === 0) return ['400 validation', keys];
+  const beyondCaller = (permissions: Permission[]) => permissions.some((p) => !holds(o.actorPermissions, p));
   const asked = o.op.action === 'delete' ? undefined : o.op.permissions;
-  if (asked?.some((p) => !holds(o.actorPermissions, p))) return ['403 insufficient-permission', keys];
-  const newManager = holds(granted(asked, o.actorPermissions), 'keys:write');
+  if (asked && beyondCaller(asked)) return ['403 insufficient-permission', keys];
   if (o.op.action === 'create') {
     if (keys.size >= KEY_LIMIT) return ['409 api-key-limit', keys];
-    return ['201', next.set(`new-${i}`, { revokesAt: null, manager: newManager })];
+    return ['201', next.set(`new-${i}`, { revokesAt: null, permissions: granted(asked, o.actorPermissions) })];
   }
   const id = o.targetId!;
   if (!keys.has(id)) return ['404 not-found', keys];
   const target = keys.get(id)!;
-  const lastManager = target.revokesAt === null && target.manager && managers <= 1;
+  const lastManager = target.revokesAt === null && manages(target) && managers <= 1;
   if (o.op.action === 'delete') {
     // Keys scheduled to stop, and keys that cannot manage keys, do not count.
     if (lastManager) return ['409 last-api-key', keys];
@@ -468,12 +519,15 @@ function step(keys: KeyState, o: RuleInput, i: number, now: number): [string, Ke
     return ['204', next];
   }
   if (target.revokesAt !== null) return ['409 api-key-already-rolled', keys];
+  // Asking for none keeps the old key's permissions, which the caller must hold too.
+  const permissions = granted(asked, target.permissions);
+  if (beyondCaller(permissions)) return ['403 insufficient-permission', keys];
   // The limit counts the new key; an old key revoked at once no longer counts.
   const seconds = o.op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
   if (keys.size + 1 - (seconds === 0 ? 1 : 0) > KEY_LIMIT) return ['409 api-key-limit', keys];
   // The old key stops; its replacement must be able to manage the region in its place.
-  if (lastManager && !newManager) return ['409 last-api-key', keys];
-  next.set(`new-${i}`, { revokesAt: null, manager: newManager });
+  if (lastManager && !manages({ permissions })) return ['409 last-api-key', keys];
+  next.set(`new-${i}`, { revokesAt: null, permissions });
   if (seconds === 0) next.delete(id);
   else next.set(id, { ...target, revokesAt: now + seconds * 1000 });
   return ['201', next];
@@ -526,14 +580,16 @@ function explainBatch(live: KnownKey[], ops: ResolvedOp[], outcomes: string[], n
   return search(stateOf(live), pending);
 }
 
+const grantOf = ({ permissions, allowedCidrs }: Grant): Grant => ({ permissions, allowedCidrs });
+
 const sendOp = (t: TestApp, { op, actor, targetId }: ResolvedOp) => {
   switch (op.action) {
     case 'create':
-      return postKey(t, actor.key, op.description, op.permissions);
+      return postKey(t, actor.key, op.description, grantOf(op));
     case 'delete':
       return deleteKey(t, actor.key, targetId!);
     default:
-      return rollKey(t, actor.key, targetId!, op.description, op.revokeOldAfterSeconds, op.permissions);
+      return rollKey(t, actor.key, targetId!, op.description, op.revokeOldAfterSeconds, grantOf(op));
   }
 };
 
@@ -561,11 +617,11 @@ class ConcurrentBatch implements fc.AsyncCommand<KeyModel, Service> {
         const [status, type] = outcomes[i].split(' ');
         expectProblem(res, Number(status), type);
       } else if (op.action === 'create') {
-        m.live.push(expectCreated(res.json(), op.description ?? null, granted(op.permissions, actor.permissions)));
+        m.live.push(expectCreatedBy(res.json(), actor, op.description, grantOf(op)));
       } else if (op.action === 'roll') {
         const old = before.find((k) => k.id === targetId)!;
         const seconds = op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
-        revoked.push(...applyRoll(m, res, old, op.description, seconds, granted(op.permissions, actor.permissions)));
+        revoked.push(...applyRoll(m, res, old, op.description, seconds, grantOf(op)));
       } else {
         const index = m.live.findIndex((k) => k.id === targetId);
         if (index >= 0) revoked.push(...m.live.splice(index, 1));
@@ -582,11 +638,11 @@ function describeOp(op: BatchOp): string {
   const on = `on ${'ab'[op.instance]}, by live#${op.actor}`;
   switch (op.action) {
     case 'create':
-      return `create(${on}, ${JSON.stringify(op.description)}, ${showPermissions(op.permissions)})`;
+      return `create(${on}, ${JSON.stringify(op.description)}, ${showGrant(op)})`;
     case 'delete':
       return `delete(${on}, ${describeTarget(op.target)})`;
     default:
-      return `roll(${on}, ${describeTarget(op.target)}, ${JSON.stringify(op.description)}, ${showSeconds(op.revokeOldAfterSeconds)}, ${showPermissions(op.permissions)})`;
+      return `roll(${on}, ${describeTarget(op.target)}, ${JSON.stringify(op.description)}, ${showSeconds(op.revokeOldAfterSeconds)}, ${showGrant(op)})`;
   }
 }
 
@@ -594,24 +650,38 @@ const instance = fc.constantFrom<0 | 1>(0, 1);
 const index = fc.nat({ max: 99 });
 const description = fc.option(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ]{0,18}[A-Za-z0-9]$/), { nil: undefined });
 const permanentTarget = fc.record({ kind: fc.constant('permanent' as const), index, fallbackId: fc.uuid() });
+const readerTarget = fc.record({ kind: fc.constant('reader' as const), index, fallbackId: fc.uuid() });
 const target: fc.Arbitrary<Target> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('live' as const), index, fallbackId: fc.uuid() }), weight: 4 },
   { arbitrary: fc.record({ kind: fc.constant('scheduled' as const), index, fallbackId: fc.uuid() }), weight: 1 },
   { arbitrary: permanentTarget, weight: 2 },
+  { arbitrary: readerTarget, weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('revoked' as const), index, fallbackId: fc.uuid() }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('unknown' as const), fallbackId: fc.uuid() }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'other-region' as const }), weight: 1 },
 );
-// Omitted: the caller's own. Read-only and write-only keys come from these.
+// Omitted: the caller's own on a create, the old key's on a roll. Read-only and write-only keys come from these.
 const permissions = fc.option(
   fc.constantFrom<Permission[]>(['region:read'], ['keys:write'], ['region:read', 'keys:write']),
   { nil: undefined },
 );
+// Omitted: any address on a create, the old key's on a roll. Each admits the test client
+// (127.0.0.1), as the model assumes; the empty list is a 400, the others name a network twice.
+const allowedCidrs = fc.option(
+  fc.constantFrom<string[] | null>(
+    null,
+    [],
+    ['127.0.0.1/32', '127.0.0.1'],
+    ['127.0.0.0/8', '2001:db8::/32', '::ffff:127.0.0.1', '127.0.0.0/8'],
+  ),
+  { nil: undefined },
+);
+const grant: fc.Arbitrary<Grant> = fc.record({ permissions, allowedCidrs }, { requiredKeys: [] });
 // Omitted: the default, a day.
 const revokeOldAfterSeconds = fc.option(fc.constantFrom(0, 1, 5, 60), { nil: undefined });
 const batchOp: fc.Arbitrary<BatchOp> = fc.oneof(
   fc.record(
-    { instance, actor: index, action: fc.constant('create' as const), description, permissions },
+    { instance, actor: index, action: fc.constant('create' as const), description, permissions, allowedCidrs },
     { requiredKeys: ['instance', 'actor', 'action'] },
   ),
   fc.record({ instance, actor: index, action: fc.constant('delete' as const), target }),
@@ -624,6 +694,7 @@ const batchOp: fc.Arbitrary<BatchOp> = fc.oneof(
       description,
       revokeOldAfterSeconds,
       permissions,
+      allowedCidrs,
     },
     { requiredKeys: ['instance', 'actor', 'action', 'target'] },
   ),
@@ -631,17 +702,25 @@ const batchOp: fc.Arbitrary<BatchOp> = fc.oneof(
 
 const commands = fc.commands<KeyModel, Service, false>(
   [
-    fc.tuple(instance, index, description, permissions).map(([i, actor, d, p]) => new CreateKey(i, actor, d, p)),
+    fc.tuple(instance, index, description, grant).map(([i, actor, d, g]) => new CreateKey(i, actor, d, g)),
     fc.tuple(instance, index, target).map(([i, actor, t]) => new DeleteKey(i, actor, t)),
     // Deletes of permanent keys again, more often: they are where the last-key rule decides.
     fc.tuple(instance, index, permanentTarget).map(([i, actor, t]) => new DeleteKey(i, actor, t)),
     fc
-      .tuple(instance, index, target, description, revokeOldAfterSeconds, permissions)
-      .map(([i, actor, t, d, s, p]) => new RollKey(i, actor, t, d, s, p)),
+      .tuple(instance, index, target, description, revokeOldAfterSeconds, grant)
+      .map(([i, actor, t, d, s, g]) => new RollKey(i, actor, t, d, s, g)),
     // Rolls of a permanent manager into a key that cannot manage: refused when it is the last.
     fc
       .tuple(instance, index, permanentTarget, revokeOldAfterSeconds)
-      .map(([i, actor, t, s]) => new RollKey(i, actor, t, undefined, s, ['region:read'])),
+      .map(([i, actor, t, s]) => new RollKey(i, actor, t, undefined, s, { permissions: ['region:read'] })),
+    // Rolls of the lone manager into an empty allowlist (a 400), and of read-only keys asking for
+    // nothing (they stay read-only).
+    fc
+      .tuple(instance, index, permanentTarget, revokeOldAfterSeconds)
+      .map(([i, actor, t, s]) => new RollKey(i, actor, t, undefined, s, { allowedCidrs: [] })),
+    fc
+      .tuple(instance, index, readerTarget, revokeOldAfterSeconds)
+      .map(([i, actor, t, s]) => new RollKey(i, actor, t, undefined, s, {})),
     fc.constantFrom(1, 5, 61, DEFAULT_REVOKE_OLD_AFTER_SECONDS + 1).map((s) => new AdvanceTime(s)),
     fc
       .tuple(instance, fc.constantFrom<'live' | 'revoked'>('live', 'revoked'), index)
@@ -681,6 +760,7 @@ describeOnServer('region key life cycle against a model, two instances on one Po
                 createdAt: first.createdAt,
                 revokesAt: null,
                 permissions: ALL,
+                allowedCidrs: null,
               },
             ],
             revoked: [],

@@ -41,7 +41,8 @@ const ROUTES: [string, 'region:read' | 'keys:write', (key: string, target: strin
   [
     'POST /auth/region/api-keys/:id/roll',
     'keys:write',
-    (key, target) => post(key, `/auth/region/api-keys/${target}/roll`),
+    // Asks for what a keys:write-only caller holds: by default a roll keeps the target's two permissions.
+    (key, target) => post(key, `/auth/region/api-keys/${target}/roll`, { permissions: ['keys:write'] }),
   ],
   [
     'DELETE /auth/region/api-keys/:id',
@@ -143,6 +144,33 @@ describe('permissions', () => {
     const body = expectProblem(await create(region.key, { permissions }), 400, 'validation');
     expect(body.errors.map((e: { field: string }) => e.field)).toContain('permissions');
   });
+
+  it('names the real problem of permissions sent as a string: not an array (not its size)', async () => {
+    const region = await newRegion(t);
+    const body = expectProblem(await create(region.key, { permissions: 'keys:write' }), 400, 'validation');
+    expect(body.errors).toEqual([{ field: 'permissions', message: 'permissions must be an array' }]);
+  });
+
+  it("keeps the old key's permissions on a roll that asks for none: a read-only key stays read-only", async () => {
+    const region = await newRegion(t);
+    const reader = await keyWith(region, { permissions: ['region:read'] });
+    const rolled = await post(region.key, `/auth/region/api-keys/${reader.id}/roll`, {});
+    expect(rolled.statusCode).toBe(201);
+    expect(rolled.json().permissions).toEqual(['region:read']);
+    expectProblem(await create(rolled.json().key, {}), 403, 'insufficient-permission');
+  });
+
+  it('refuses (403) a roll that asks for no permissions when the old key holds some the caller lacks, and issues nothing', async () => {
+    const region = await newRegion(t);
+    const writer = await keyWith(region, { permissions: ['keys:write'] });
+    const body = expectProblem(
+      await post(writer.key, `/auth/region/api-keys/${region.keyId}/roll`, {}),
+      403,
+      'insufficient-permission',
+    );
+    expect(body.detail).toContain('region:read');
+    expect((await me(region.key)).json().apiKeys).toHaveLength(2);
+  });
 });
 
 describe('the last-key rule counts permanent keys holding keys:write', () => {
@@ -179,6 +207,44 @@ describe('the last-key rule counts permanent keys holding keys:write', () => {
       expect((await me(region.key)).json().apiKeys).toHaveLength(1);
     },
   );
+});
+
+describe('the last-key rule counts only keys some address may use', () => {
+  it("refuses the region's only key rolling itself into an empty allowlist (400), and the key keeps working", async () => {
+    const region = await newRegion(t);
+    const res = await post(region.key, `/auth/region/api-keys/${region.keyId}/roll`, {
+      allowedCidrs: [],
+      revokeOldAfterSeconds: 0,
+    });
+    const body = expectProblem(res, 400, 'validation');
+    expect(body.errors).toEqual([{ field: 'allowedCidrs', message: expect.stringContaining('empty') }]);
+    expect((await me(region.key)).json().apiKeys.map((k: { id: string }) => k.id)).toEqual([region.keyId]);
+  });
+
+  it('refuses an empty allowlist on create too (400), and issues nothing', async () => {
+    const region = await newRegion(t);
+    expectProblem(await create(region.key, { allowedCidrs: [] }), 400, 'validation');
+    expect((await me(region.key)).json().apiKeys).toHaveLength(1);
+  });
+
+  it('does not count a managing key stored with an empty allowlist (from before it was refused)', async () => {
+    const region = await newRegion(t);
+    const stored = await keyWith(region, { allowedCidrs: ['127.0.0.1/32'] });
+    await t.app.get(DataSource).query(`UPDATE api_keys SET allowed_cidrs = '{}' WHERE id = $1`, [stored.id]);
+    const del = () =>
+      t.request({
+        method: 'DELETE',
+        url: `/auth/region/api-keys/${region.keyId}`,
+        headers: { 'x-api-key': region.key },
+      });
+    expectProblem(await del(), 409, 'last-api-key');
+    const rolled = await post(region.key, `/auth/region/api-keys/${stored.id}/roll`, {
+      allowedCidrs: null,
+      revokeOldAfterSeconds: 0,
+    });
+    expect(rolled.statusCode).toBe(201);
+    expect((await del()).statusCode).toBe(204);
+  });
 });
 
 describe('address allowlists', () => {
@@ -225,6 +291,20 @@ describe('address allowlists', () => {
     expect(cleared.json().allowedCidrs).toBeNull();
   });
 
+  it('stores each network once, however it was written', async () => {
+    const region = await newRegion(t);
+    const sent = ['127.0.0.1/32', '127.0.0.1/32', '127.0.0.1', '::ffff:127.0.0.1', '2001:DB8::/32', '2001:db8::/32'];
+    const created = await keyWith(region, { allowedCidrs: sent });
+    const stored = ['127.0.0.1/32', '2001:db8::/32'];
+    expect((created as unknown as { allowedCidrs: string[] }).allowedCidrs).toEqual(stored);
+    const rolled = await post(region.key, `/auth/region/api-keys/${created.id}/roll`, { allowedCidrs: sent });
+    expect(rolled.json().allowedCidrs).toEqual(stored);
+    const [row] = await t.app
+      .get(DataSource)
+      .query('SELECT allowed_cidrs AS "allowedCidrs" FROM api_keys WHERE id = $1', [rolled.json().id]);
+    expect(row.allowedCidrs).toEqual(stored);
+  });
+
   it.each([
     ['not an address', 'example.com'],
     ['an IPv4 prefix over 32', '192.0.2.0/33'],
@@ -235,6 +315,7 @@ describe('address allowlists', () => {
     ['host bits past the prefix', '192.0.2.1/24'],
     ['a short IPv4 form', '10.1'],
     ['not a string', 42],
+    ['an IPv6 network holding every IPv4-mapped address', '::/0'],
   ])('refuses %s with 400 naming allowedCidrs', async (_label, cidr) => {
     const region = await newRegion(t);
     const body = expectProblem(await create(region.key, { allowedCidrs: ['192.0.2.0/24', cidr] }), 400, 'validation');

@@ -190,6 +190,11 @@ describe('per-key usage', () => {
     if (field !== 'id') expect(body.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
 
+  it('says that a fractional days is not an integer, and nothing untrue about its range', async () => {
+    const body = expectProblem(await usage(t, region.key, region.keyId, '?days=7.5'), 400, 'validation');
+    expect(body.errors).toEqual([{ field: 'days', message: 'days must be an integer number' }]);
+  });
+
   it('keeps the counts of a flush that fails, logs a warning, and writes them with the next one', async () => {
     const repository = t.app.get(KeyUsageRepository);
     for (let i = 0; i < 4; i++) await me(t, region.key);

@@ -1,4 +1,4 @@
-import { allowlistOf, parseCidr } from '../../src/region-keys/address-allowlist';
+import { admitsSomeAddress, allowlistOf, parseCidr } from '../../src/region-keys/address-allowlist';
 
 describe('parseCidr', () => {
   it.each([
@@ -7,8 +7,13 @@ describe('parseCidr', () => {
     ['0.0.0.0/0', '0.0.0.0/0'],
     ['2001:DB8:0:0::/64', '2001:db8::/64'],
     ['2001:db8::1', '2001:db8::1/128'],
-    ['::/0', '::/0'],
-    ['::ffff:192.0.2.0/120', '::ffff:c000:200/120'],
+    ['8000::/1', '8000::/1'],
+    ['::/81', '::/81'],
+    ['::/96', '::/96'],
+    // IPv4-mapped networks are the IPv4 networks they map: what an IPv4 client is checked against.
+    ['::ffff:192.0.2.0/120', '192.0.2.0/24'],
+    ['::FFFF:c000:207', '192.0.2.7/32'],
+    ['::ffff:0:0/96', '0.0.0.0/0'],
   ])('writes %s as %s', (input, cidr) => {
     expect(parseCidr(input)).toEqual({ cidr });
   });
@@ -23,6 +28,10 @@ describe('parseCidr', () => {
     ['fe80::1%eth0', 'zone id'],
     ['192.0.2.1/24', 'the network is 192.0.2.0/24'],
     ['2001:db8::1/64', 'the network is 2001:db8::/64'],
+    // Networks holding all of ::ffff:0:0/96 would admit every IPv4 client.
+    ['::/0', 'every IPv4 address'],
+    ['::/80', 'every IPv4 address'],
+    ['::ff00:0:0/88', 'every IPv4 address'],
   ])('refuses %s (%s)', (input, reason) => {
     expect(parseCidr(input)).toEqual({ error: expect.stringContaining(reason) });
   });
@@ -42,5 +51,15 @@ describe('allowlistOf', () => {
     ['not an address', false],
   ])('%s: %s', (address, expected) => {
     expect(allows(address)).toBe(expected);
+  });
+});
+
+describe('admitsSomeAddress', () => {
+  it.each([
+    [null, true],
+    [['192.0.2.0/24'], true],
+    [[], false],
+  ])('%j: %s', (cidrs, expected) => {
+    expect(admitsSomeAddress(cidrs)).toBe(expected);
   });
 });

@@ -74,7 +74,7 @@ describe(RegionKeysService.name, () => {
     ({ sut, repository, events, clock, tx } = newRegionKeysServiceTest());
     region = newRegion();
     caller = newKey(region.id);
-    repository.lockRegion.mockResolvedValue(true);
+    repository.lockRegion.mockResolvedValue(region);
     repository.insertKey.mockImplementation(async (_tx, key) => Object.assign(new ApiKey(), key, { revokesAt: null }));
   });
 
@@ -302,6 +302,60 @@ describe(RegionKeysService.name, () => {
       expect(repository.insertKey).toHaveBeenCalledTimes(1);
     });
 
+    it("keeps the old key's permissions and allowlist when none are asked for, not the caller's", async () => {
+      const old = Object.assign(newKey(region.id), { permissions: ['region:read'], allowedCidrs: ['192.0.2.0/24'] });
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+
+      await sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), [
+        'region:read',
+        'keys:write',
+      ]);
+
+      expect(repository.insertKey).toHaveBeenCalledWith(
+        tx,
+        expect.objectContaining({ permissions: ['region:read'], allowedCidrs: ['192.0.2.0/24'] }),
+      );
+    });
+
+    it('refuses with 403, changing nothing, to keep permissions of the old key that the caller lacks', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+
+      const rolling = sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), ['keys:write']);
+
+      await expect(rolling).rejects.toMatchObject({ status: 403, message: expect.stringContaining('region:read') });
+      expect(repository.scheduleRevocation).not.toHaveBeenCalled();
+      expect(repository.insertKey).not.toHaveBeenCalled();
+    });
+
+    it('refuses to roll the last permanent manager into a key whose allowlist admits no address', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+      repository.countPermanentManagers.mockResolvedValue(1);
+
+      const rolling = sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 0, allowedCidrs: [] }, callerOf(caller));
+
+      await expect(rolling).rejects.toBeInstanceOf(LastApiKeyError);
+      expect(repository.insertKey).not.toHaveBeenCalled();
+    });
+
+    it('stores each network of the allowlist once', async () => {
+      const old = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      repository.countActiveKeys.mockResolvedValue(1);
+      const allowedCidrs = ['127.0.0.1/32', '10.0.0.0/8', '127.0.0.1/32'];
+
+      await sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60, allowedCidrs }, callerOf(caller));
+
+      expect(repository.insertKey).toHaveBeenCalledWith(
+        tx,
+        expect.objectContaining({ allowedCidrs: ['127.0.0.1/32', '10.0.0.0/8'] }),
+      );
+    });
+
     it("answers not-found for a key that is not active in the caller's region", async () => {
       repository.findActiveKeyInRegion.mockResolvedValue(null);
 
@@ -358,7 +412,7 @@ describe(RegionKeysService.name, () => {
     });
 
     it('answers not-found for a region that does not exist', async () => {
-      repository.lockRegion.mockResolvedValue(false);
+      repository.lockRegion.mockResolvedValue(null);
 
       await expect(sut.createKey(region.id, {}, callerOf(caller))).rejects.toBeInstanceOf(RegionNotFoundError);
       expect(repository.insertKey).not.toHaveBeenCalled();

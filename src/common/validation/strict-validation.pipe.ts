@@ -3,10 +3,20 @@ import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@
 import { FieldError, ValidationFailedError } from '../problem/problem';
 import { jsonShapeErrors } from './json-shape';
 
+// Rules that say what type a value must be. A value of the wrong type fails the range and size
+// rules too, whose messages would then be untrue ("days must not be greater than 90" for 7.5).
+const TYPE_RULES = new Set(['isArray', 'isBoolean', 'isInt', 'isNumber', 'isObject', 'isString']);
+
+/** The messages of a field's failed rules: the type's alone when the value has the wrong type. */
+function messagesOf(constraints: Record<string, string>): string[] {
+  const typeRules = Object.keys(constraints).filter((rule) => TYPE_RULES.has(rule));
+  return typeRules.length > 0 ? typeRules.map((rule) => constraints[rule]) : Object.values(constraints);
+}
+
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
+    const own = messagesOf(error.constraints ?? {}).map((message) => ({ field, message }));
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }

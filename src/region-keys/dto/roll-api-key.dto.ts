@@ -2,17 +2,35 @@ import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 
 import { IsOmittable } from '../../common/validation';
+import type { Permission } from '../permissions';
 import { CreateApiKeyDto } from './create-api-key.dto';
 
 export const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
 export const MAX_REVOKE_OLD_AFTER_SECONDS = 604_800;
 
 /**
- * As for a new key, but an absent allowedCidrs keeps the old key's allowlist (null clears
- * it); absent permissions are still the caller's, as for a create.
+ * As for a new key, validated alike, but what is left out is the old key's: a roll replaces
+ * a key, so it never widens one (only the documented defaults differ here).
  */
 @ApiSchema({ name: 'RollApiKeyInput' })
 export class RollApiKeyDto extends CreateApiKeyDto {
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      "What the new key may do. Absent: the old key's permissions, so rolling a read-only key gives a read-only " +
+      'key. Never more than the key making the request holds: asking for more, or rolling a key that holds ' +
+      'more than it when none are asked for, is a 403 `insufficient-permission`; an empty list is a 400.',
+  })
+  declare permissions?: Permission[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      "The networks the new key may be used from, as on create. Absent: the old key's allowlist; null: any " +
+      'address; an empty list is a 400.',
+  })
+  declare allowedCidrs?: string[] | null;
+
   @ApiPropertyOptional({
     type: 'integer',
     minimum: 0,
