@@ -181,7 +181,8 @@ async function startInstance(instance) {
     stdio: ['ignore', out, out],
   });
   instance.exited = new Promise((resolve) => instance.child.once('exit', resolve));
-  const deadline = Date.now() + 60_000;
+  // Generous: on a busy machine a start can take most of a minute.
+  const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     const status = await fetch(`http://127.0.0.1:${instance.port}/health/ready`).then(
       (r) => r.status,
