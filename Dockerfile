@@ -20,6 +20,10 @@ FROM base AS production
 # allocates (V8's compiler and GC workers, libuv's pool) may get an arena of its own, and
 # memory freed in one stays resident there: about 10 MB of the service's under load.
 ENV NODE_ENV=production MALLOC_ARENA_MAX=2
+# Behind a balancer that probes /health/ready (deploy/haproxy.cfg: every second, out after two
+# failures), SIGTERM turns readiness 503 and the listener serves this long before it closes,
+# so the balancer stops sending first and a rolling restart loses no request.
+ENV SHUTDOWN_DELAY_MS=5000
 COPY package.json package-lock.json ./
 # --omit=optional as well: npm counts @nestjs/swagger's optional peer TypeScript (only its
 # build-time plugin uses it) and pg's Cloudflare Workers socket as optional production

@@ -10,6 +10,7 @@ import { registerCors } from './common/http/cors';
 import { environmentHeadersOf, registerHttpHooks, requestIdOf } from './common/http/http-hooks';
 import { httpServerLimits } from './common/http/server-limits';
 import { trustProxyOption } from './common/http/trust-proxy';
+import { ShutdownState } from './common/lifecycle/shutdown-state';
 import { LazyChildLogger } from './common/logging/lazy-child-logger';
 import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
 import { registerHttpMetrics } from './common/metrics/metrics.module';
@@ -82,9 +83,11 @@ async function prepare(
   config: AppConfig,
   environmentHeaders: ReturnType<typeof environmentHeadersOf>,
 ): Promise<void> {
+  const shutdown = app.get(ShutdownState);
   registerHttpHooks(app.getHttpAdapter().getInstance(), {
     readForwardedFor: config.TRUST_PROXY !== false,
     environmentHeaders,
+    shuttingDown: () => shutdown.isShuttingDown,
   });
   if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
   await registerCompression(app);

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -17,6 +18,20 @@ import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support
  * Redis and a shutdown), probe lines kept out of the info log, 5xx lines at error.
  */
 jest.setTimeout(120_000);
+
+/** One GET on the agent's connections: its status, its Connection header, and whether it reused one. */
+function viaAgent(agent: Agent, port: number) {
+  return new Promise<{ status?: number; connection?: string; reused: boolean }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/health/live', agent }, (res) => {
+      res.resume();
+      res.on('end', () =>
+        resolve({ status: res.statusCode, connection: res.headers.connection, reused: req.reusedSocket }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /** The readiness status once it is 200, or the last one seen after 10 s of asking. */
 async function readinessWithin10s(t: TestApp): Promise<number> {
@@ -60,8 +75,11 @@ describe('probes', () => {
   });
 
   // Last in this block: the app stays "shutting down".
-  it('turns readiness 503 as soon as a shutdown begins, while liveness stays 200', async () => {
+  it('turns readiness 503 as soon as a shutdown begins, while liveness stays 200, and closes connections', async () => {
+    expect((await t.request({ method: 'GET', url: '/health/live' })).headers.connection).not.toBe('close');
     t.app.get(ShutdownState).begin();
+    // Every response from then on closes its connection, so a balancer never reuses one.
+    expect((await t.request({ method: 'GET', url: '/planets' })).headers.connection).toBe('close');
     const ready = await t.request({ method: 'GET', url: '/health/ready' });
     expect(expectProblem(ready, 503, 'unavailable').detail).toBe('Not ready: the server is shutting down.');
     expect(ready.headers['retry-after']).toBe('5');
@@ -183,8 +201,16 @@ describe('the real server', () => {
       await server.waitFor(/Server listening/);
       const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`);
       expect((await get('/health/ready')).status).toBe(200);
+      // A balancer's kept-alive connection, idle when the signal comes.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      expect(await viaAgent(agent, port)).toEqual({ status: 200, connection: 'keep-alive', reused: false });
       server.child.kill('SIGTERM');
       await server.waitFor(/SIGTERM received/);
+      // Still open during the delay, and the answer on it closes it: the balancer never
+      // sends on a connection the server is closing.
+      expect(await viaAgent(agent, port)).toEqual({ status: 200, connection: 'close', reused: true });
+      expect(await viaAgent(agent, port)).toEqual({ status: 200, connection: 'close', reused: false });
+      agent.destroy();
       const ready = await get('/health/ready');
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as { detail: string }).detail).toBe('Not ready: the server is shutting down.');

@@ -117,6 +117,8 @@ describe('a production install made as the image makes it', () => {
         LOG_LEVEL: 'warn',
         // Closing the embedded database writes it out, which can take seconds on a busy machine.
         SHUTDOWN_GRACE_MS: '60000',
+        // The image waits for a balancer to stop sending after SIGTERM; no balancer here.
+        SHUTDOWN_DELAY_MS: '0',
       };
       const [node, ...nodeArgs] = install.cmd;
       expect(node).toBe('node');

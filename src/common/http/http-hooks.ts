@@ -35,7 +35,13 @@ export function registerHttpHooks(
   {
     readForwardedFor = false,
     environmentHeaders,
-  }: { readForwardedFor?: boolean; environmentHeaders?: Record<string, string> } = {},
+    shuttingDown = () => false,
+  }: {
+    readForwardedFor?: boolean;
+    environmentHeaders?: Record<string, string>;
+    /** True from SIGTERM on (ShutdownState), through the drain delay and the close. */
+    shuttingDown?: () => boolean;
+  } = {},
 ): void {
   // Hooks on every request are callback-style: an async hook costs a promise and a turn of
   // the microtask queue per request.
@@ -56,15 +62,13 @@ export function registerHttpHooks(
     done(hostHeaderError(request));
   });
 
-  // During shutdown, responses to requests that were already running close their
-  // connection. Otherwise a client's keep-alive connection would stay open until its
-  // idle timeout (72 s) and hold up the server's close, and with it the exit.
-  let closing = false;
-  fastify.addHook('preClose', async () => {
-    closing = true;
-  });
+  // From SIGTERM on, every response closes its connection, and says so first: a balancer
+  // then never reuses it, so the only connections left when the listener closes are idle
+  // ones it has stopped sending on (it saw readiness fail during the drain delay). Closing
+  // a kept-alive connection silently instead races a request the balancer may be sending
+  // on it, which fails without ever reaching the service.
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (closing && request.raw.httpVersionMajor < 2) reply.header('Connection', 'close');
+    if (shuttingDown() && request.raw.httpVersionMajor < 2) reply.header('Connection', 'close');
     done(null, payload);
   });
 }

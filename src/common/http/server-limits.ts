@@ -15,9 +15,19 @@ import type { AppConfig } from '../../config/app-config';
 /** How often Node looks for requests past their time (see httpServerLimits). */
 export const CONNECTIONS_CHECKING_INTERVAL_MS = 500;
 
+/**
+ * How long an idle kept-alive connection stays open. Whichever side closes an idle
+ * connection races a request the other may be sending on it at that moment, which then
+ * fails unsent; so the side that sends must be the one that gives up first. The balancer
+ * closes its idle connections to an instance within a few of its pool-purge-delay periods
+ * (deploy/haproxy.cfg: 5 s), far below this (test/unit/balancer.spec.ts holds the two apart).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 export function httpServerLimits(config: Pick<AppConfig, 'REQUEST_TIMEOUT_MS'>) {
   const timeout = config.REQUEST_TIMEOUT_MS;
   return {
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: timeout,
     http: {
       headersTimeout: timeout,
