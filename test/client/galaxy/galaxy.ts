@@ -136,8 +136,14 @@ async function users(anyone: Api): Promise<{ basic: Api; bearer: Api }> {
   await expectRefusal(
     client({ 'X-API-Key': env('REGION_API_KEY') }).GET('/me'),
     401,
-    /unauthori[sz]ed|credentials/i,
+    /unauthenticated/,
     '/me with a region API key',
+  );
+  await expectRefusal(
+    client({ Authorization: 'Bearer an-oauth2-access-token' }).GET('/me'),
+    401,
+    /unauthenticated/,
+    '/me with an OAuth2 access token',
   );
   return { basic, bearer };
 }
