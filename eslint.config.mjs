@@ -18,6 +18,7 @@ export default tseslint.config(
       'data/',
       'test-artifacts/',
       'test/client/generated/',
+      'test/client/galaxy/generated/',
       'bench/',
       'scripts/',
       '*.js',

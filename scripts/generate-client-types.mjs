@@ -1,7 +1,8 @@
 // Generates the TypeScript types of a client of this API from its OpenAPI document, for
-// openapi-fetch: node scripts/generate-client-types.mjs <openapi.json | URL of /docs-json> <out.d.ts>
+// openapi-fetch: node scripts/generate-client-types.mjs <openapi.json | a .yaml file | URL of /docs-json> <out.d.ts>
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import ts from 'typescript';
 
@@ -14,7 +15,12 @@ if (!source || !out) {
 const BLOB = ts.factory.createTypeReferenceNode('Blob');
 const NULL = ts.factory.createLiteralTypeNode(ts.factory.createNull());
 
-const document = /^https?:\/\//.test(source) ? new URL(source) : JSON.parse(readFileSync(source, 'utf8'));
+// openapi-typescript reads a URL itself, YAML included (the Galaxy's own document is YAML).
+const document = /^https?:\/\//.test(source)
+  ? new URL(source)
+  : /\.ya?ml$/.test(source)
+    ? pathToFileURL(resolve(source))
+    : JSON.parse(readFileSync(source, 'utf8'));
 const ast = await openapiTS(document, {
   silent: true,
   // A default is what the server assumes when a request leaves the field out, so the field

@@ -55,7 +55,9 @@ export class AuthController {
   @ApiOperation({
     operationId: 'getMe',
     summary: 'Get the authenticated user',
-    description: 'With Basic credentials or a Bearer token.',
+    description:
+      "With Basic credentials or a Bearer token. Unlike the Galaxy's, no API key (a region API key never " +
+      'authenticates a user route) and no OAuth2 or OpenID Connect token: those are 401.',
   })
   @ApiOkResponse({ type: UserDto, description: 'You.' })
   getMe(@CurrentUser() user: AuthenticatedUser): UserDto {

@@ -46,7 +46,11 @@ export class CelestialBodiesController {
       'A planet when `type` is terrestrial, gas_giant, ice_giant, dwarf or super_earth (you become its creator); ' +
       'a satellite when it is moon, asteroid or comet, orbiting the existing planet named by `orbit.planet.id`. ' +
       "Location is the new planet's URI; for a satellite, which has no URI of its own, that of the planet it orbits " +
-      '(whose `satellites` list it).',
+      '(whose `satellites` list it). Bodies as the Galaxy types them are accepted: the fields the server sets (id, ' +
+      'lastUpdated, creator, satellites, image) are ignored, `orbit.planet` may be a whole Planet (only its id is ' +
+      'read), and further numeric physicalProperties are kept. Refused by design: a satellite without ' +
+      '`orbit.planet` (a satellite here must orbit a planet; the Galaxy makes orbit optional), and the callback URLs ' +
+      '(a server-side request forgery risk).',
   })
   @ApiExtraModels(PlanetBodyInputDto, SatelliteInputDto, PlanetBodyDto, SatelliteDto)
   @ApiBody({
@@ -60,7 +64,10 @@ export class CelestialBodiesController {
     headers: locationHeader('The URI of the new planet, or for a satellite of the planet it orbits.', '/planets/1'),
   })
   @ApiProblems(
-    ...jsonBodyProblems('Invalid input: a missing or unknown type, unknown fields, wrong types or values.'),
+    ...jsonBodyProblems(
+      'Invalid input: a missing or unknown type, a satellite without orbit.planet, unknown fields, wrong types or ' +
+        'values, or a callback URL.',
+    ),
     {
       types: [NOT_FOUND],
       description: 'The planet named by orbit.planet.id does not exist.',

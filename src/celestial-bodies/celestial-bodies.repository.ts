@@ -19,6 +19,7 @@ export type PlanetValues = Pick<
   | 'temperatureMin'
   | 'temperatureMax'
   | 'temperatureAverage'
+  | 'extraMeasurements'
   | 'atmosphere'
   | 'discoveredAt'
   | 'tags'
@@ -46,7 +47,7 @@ const SELECT_PLANETS = `
   SELECT planet.id, planet.name, planet.description, planet.type, planet.habitability_index AS "habitabilityIndex",
          planet.mass, planet.radius, planet.gravity, planet.temperature_min AS "temperatureMin",
          planet.temperature_max AS "temperatureMax", planet.temperature_average AS "temperatureAverage",
-         planet.atmosphere, planet.discovered_at AS "discoveredAt", planet.tags, planet.creator_id AS "creatorId",
+         planet.extra_measurements AS "extraMeasurements", planet.atmosphere, planet.discovered_at AS "discoveredAt", planet.tags, planet.creator_id AS "creatorId",
          planet.updated_at AS "updatedAt", image.planet_id IS NOT NULL AS "hasImage"
     FROM planets planet
     LEFT JOIN planet_images image ON image.planet_id = planet.id`;

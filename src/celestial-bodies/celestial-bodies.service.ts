@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
+import { ValidationFailedError } from '../common/problem';
 import { type Transaction, UnitOfWork } from '../database';
 import { UsersService } from '../users';
 import {
@@ -66,6 +67,12 @@ export class CelestialBodiesService {
     input: PlanetInputDto,
     ifMatch?: string,
   ): Promise<PlanetWithSatellites> {
+    // A Galaxy client sends the planet's readOnly id back; any other id names another planet.
+    if (input.id !== undefined && input.id !== id) {
+      throw new ValidationFailedError([
+        { field: 'id', message: `id must be ${id}, the planetId of the path, or be left out (got ${input.id})` },
+      ]);
+    }
     await this.assertCreator(id, userId);
     return this.unitOfWork.runLockingRow(`planet:${id}`, async (tx) => {
       await this.lockOwnPlanet(tx, id, userId);

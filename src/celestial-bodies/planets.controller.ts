@@ -24,7 +24,7 @@ import {
   locationHeader,
 } from '../common/http';
 import { claimIdempotentUpload, Idempotent } from '../common/idempotency';
-import { offsetPage, OffsetPageQueryDto, PAGINATION_HEADERS } from '../common/paging';
+import { offsetPage, PAGINATION_HEADERS } from '../common/paging';
 import {
   FORBIDDEN,
   NOT_FOUND,
@@ -44,6 +44,7 @@ import { ImageUploadedDto } from './dto/image-uploaded.dto';
 import { PlanetDto, planetImagePath, planetPath } from './dto/planet.dto';
 import { PlanetInputDto } from './dto/planet-input.dto';
 import { PlanetPageDto } from './dto/planet-page.dto';
+import { PlanetPageQueryDto } from './dto/planet-page-query.dto';
 import { IMAGE_FORM_DETAIL, readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
 import { planetEtag } from './planet-etag';
@@ -86,15 +87,17 @@ export class PlanetsController {
   @ApiOperation({
     operationId: 'getAllData',
     summary: 'Get all planets',
-    description: 'A page of planets, by id, each with its satellites.',
+    description:
+      'A page of planets, by id, each with its satellites. A limit above 100 is served as 100, not refused (the ' +
+      "Galaxy's limit has no maximum): meta.limit and X-Pagination-Per-Page give the limit served.",
   })
   @ApiOkResponse({ type: PlanetPageDto, headers: PAGINATION_HEADERS, description: 'A page of planets' })
   @ApiProblems(
-    { types: [VALIDATION], description: 'limit is not an integer from 1 to 100, or offset not an integer from 0.' },
+    { types: [VALIDATION], description: 'limit is not a positive integer, or offset not an integer from 0.' },
     UNAVAILABLE,
   )
   async getAllData(
-    @Query() query: OffsetPageQueryDto,
+    @Query() query: PlanetPageQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlanetPageDto> {
     const { items, total } = await this.celestialBodies.listPlanets(query.limit, query.offset);
@@ -109,7 +112,11 @@ export class PlanetsController {
   @ApiOperation({
     operationId: 'createPlanet',
     summary: 'Create a planet',
-    description: 'You become its creator: only you can change or delete it.',
+    description:
+      'You become its creator: only you can change or delete it. A Planet as the Galaxy types it is accepted: the ' +
+      'fields the server sets (id, lastUpdated, creator, satellites, image) are ignored, and further numeric ' +
+      'physicalProperties are kept. Refused by design: successCallbackUrl and failureCallbackUrl (this server calls ' +
+      'no URL a client gives it: a server-side request forgery risk), and XML bodies (415).',
   })
   @ApiBody({ type: PlanetInputDto })
   @ApiCreatedResponse({
@@ -117,7 +124,10 @@ export class PlanetsController {
     description: 'Created',
     headers: locationHeader('The URI of the new planet.', '/planets/1'),
   })
-  @ApiProblems(...jsonBodyProblems('Invalid input: unknown fields, wrong types or values.'), UNAVAILABLE)
+  @ApiProblems(
+    ...jsonBodyProblems('Invalid input: unknown fields, wrong types or values, or a callback URL.'),
+    UNAVAILABLE,
+  )
   async createPlanet(
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: PlanetInputDto,
@@ -176,7 +186,10 @@ export class PlanetsController {
   @ApiOperation({
     operationId: 'updatePlanet',
     summary: 'Update a planet',
-    description: "Replaces the planet's fields (what the body leaves out is cleared). Only its creator may.",
+    description:
+      "Replaces the planet's fields (what the body leaves out is cleared). Only its creator may. As for createPlanet, " +
+      'the fields the server sets are ignored and the callback URLs refused; an id, when sent, must be the planetId ' +
+      'of the path (else 400).',
   })
   @ApiParam(PLANET_ID_PARAM)
   @ApiHeader(IF_MATCH)
@@ -184,7 +197,8 @@ export class PlanetsController {
   @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully', headers: PLANET_ETAG })
   @ApiProblems(
     ...jsonBodyProblems(
-      'Invalid input: planetId is not a positive integer, or the body has unknown fields, wrong types or values.',
+      'Invalid input: planetId is not a positive integer, or the body has unknown fields, wrong types or values, a ' +
+        'callback URL, or an id other than planetId.',
     ),
     { types: [FORBIDDEN], description: 'The planet was created by another user.' },
     { types: [NOT_FOUND], description: 'No planet with this id.' },

@@ -74,6 +74,34 @@ describe('POST /celestial-bodies', () => {
     },
   );
 
+  it('takes a Galaxy satellite as typed: its id ignored, orbit.planet a whole Planet of which only the id counts', async () => {
+    const planet = await createPlanet(t, alice, { name: 'Mars' });
+    const wholePlanet = {
+      id: planet.id,
+      name: 'Not its name',
+      type: 'terrestrial',
+      physicalProperties: { mass: 0.107, albedo: 0.25 },
+      satellites: [],
+      creator: { id: 1, name: 'Marc' },
+      lastUpdated: '2024-01-15T14:30:00Z',
+    };
+    const res = await create(alice, { id: 0, name: 'Deimos', type: 'moon', orbit: { planet: wholePlanet } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({
+      id: expect.any(Number),
+      name: 'Deimos',
+      description: null,
+      type: 'moon',
+      orbit: { planet: { id: planet.id, name: 'Mars' } },
+    });
+    expect(res.json().id).not.toBe(0);
+  });
+
+  it('refuses a satellite without an orbit, saying that a satellite here must orbit a planet', async () => {
+    const problem = expectProblem(await create(alice, { name: 'Adrift', type: 'asteroid' }), 400, 'orbit');
+    expect(JSON.stringify(problem.errors)).toContain('must orbit a planet');
+  });
+
   it('answers 404 for a satellite whose planet does not exist, and stores nothing', async () => {
     const dataSource = t.app.get(DataSource);
     const [{ count: before }] = await dataSource.query('SELECT count(*)::int AS count FROM satellites');
@@ -114,9 +142,9 @@ describe('POST /celestial-bodies', () => {
       'orbit.planet.id',
     ],
     [
-      'a satellite with the whole planet',
-      { name: 'X', type: 'moon', orbit: { planet: { id: 1, name: 'Mars' } } },
-      'orbit.planet.name',
+      'a satellite whose planet has a field no Planet has',
+      { name: 'X', type: 'moon', orbit: { planet: { id: 1, name: 'Mars', moons: 2 } } },
+      'orbit.planet.moons',
     ],
     [
       'a satellite with a negative diameter',

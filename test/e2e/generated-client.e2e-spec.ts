@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
-import ts from 'typescript';
-
 import type { Exchange } from '../client/exchange';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
+import { compileStrict } from '../support/strict-compile';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -58,7 +57,7 @@ describe('a client generated from openapi.json', () => {
   });
 
   it('type-checks a program that uses it under --strict and exactOptionalPropertyTypes', () => {
-    expect(compile(join(CLIENT_DIR, 'tsconfig.json'))).toEqual([]);
+    expect(compileStrict(join(CLIENT_DIR, 'tsconfig.json'))).toEqual([]);
   });
 
   it('runs that program against the server: every call answered as it expects', async () => {
@@ -159,27 +158,4 @@ function featureFileFor(operation: Operation): string {
   const caller = exchanges.find((e) => siblings.some(([method, path]) => e.method === method && e.schemaPath === path));
   const feature = caller?.feature ?? (tag ? tag.toLowerCase().replace(/[^a-z0-9]+/g, '-') : '<feature>');
   return `by its tag, test/client/features/${feature}.ts`;
-}
-
-/** Compiles the program as its tsconfig says, strictness enforced; the diagnostics, formatted. */
-function compile(configPath: string): string[] {
-  const { config, error } = ts.readConfigFile(configPath, ts.sys.readFile);
-  if (error) return [ts.flattenDiagnosticMessageText(error.messageText, '\n')];
-  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, CLIENT_DIR);
-  const options: ts.CompilerOptions = {
-    ...parsed.options,
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noEmitOnError: true,
-  };
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options });
-  const emitted = program.emit();
-  const host: ts.FormatDiagnosticsHost = {
-    getCanonicalFileName: (f) => f,
-    getCurrentDirectory: () => process.cwd(),
-    getNewLine: () => '\n',
-  };
-  return [...parsed.errors, ...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) =>
-    ts.formatDiagnostic(d, host).trim(),
-  );
 }

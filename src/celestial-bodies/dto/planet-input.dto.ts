@@ -1,10 +1,11 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayUnique,
   IsArray,
   IsIn,
+  IsInt,
   IsNumber,
   IsObject,
   IsOptional,
@@ -19,15 +20,16 @@ import {
 import { FINITE, IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import type { PlanetValues } from '../celestial-bodies.repository';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
-import { AtmosphereComponentDto, PhysicalPropertiesDto } from './planet-properties.dto';
+import { IGNORED, IgnoredUserDto, NO_CALLBACKS, Unsupported } from './galaxy-fields';
+import { AtmosphereComponentDto, PhysicalPropertiesDto, physicalPropertiesInput } from './planet-properties.dto';
 
 /**
- * The body of POST and PUT /planets: the Galaxy's Planet without its read-only parts
- * (`id`, `lastUpdated`, `creator`, `satellites`, which POST /celestial-bodies adds, and
- * `image`, which the upload sets). The Galaxy's callback URLs are not supported, so a body
- * carrying them is refused like any other unknown field. PUT replaces: what it leaves out
- * is cleared. Leaving a field out is the one way to say "none": null is refused wherever the
- * schema does not declare it (only description does), so schema and behaviour agree.
+ * The body of POST and PUT /planets: the Galaxy's Planet. Its server-owned parts (`id`,
+ * `lastUpdated`, `creator`, `satellites`, which POST /celestial-bodies adds, and `image`,
+ * which the upload sets) are accepted and ignored, except that on PUT an `id` must be the
+ * path's (the service checks it). The Galaxy's callback URLs are refused, saying why. PUT
+ * replaces: what it leaves out is cleared. Leaving a field out is the one way to say "none":
+ * null is refused wherever the schema does not declare it, so schema and behaviour agree.
  */
 @ApiSchema({ name: 'PlanetInput' })
 export class PlanetInputDto {
@@ -75,6 +77,7 @@ export class PlanetInputDto {
   @IsObject()
   @ValidateNested()
   @Type(() => PhysicalPropertiesDto)
+  @Transform(physicalPropertiesInput, { toClassOnly: true })
   physicalProperties?: PhysicalPropertiesDto;
 
   @ApiPropertyOptional({ type: () => [AtmosphereComponentDto], maxItems: 50, description: 'Atmospheric composition' })
@@ -113,6 +116,52 @@ export class PlanetInputDto {
   @Length(1, 50, { each: true })
   @IsPlainText({ each: true })
   tags?: string[];
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int64',
+    readOnly: true,
+    description: `${IGNORED} On PUT, when sent, it must be the planetId of the path (else 400).`,
+    example: 1,
+  })
+  @IsOmittable()
+  @IsInt()
+  id?: number;
+
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', readOnly: true, description: IGNORED })
+  @IsOmittable()
+  @IsDateTime()
+  lastUpdated?: string;
+
+  @ApiPropertyOptional({ type: () => IgnoredUserDto, readOnly: true, description: IGNORED })
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IgnoredUserDto)
+  creator?: IgnoredUserDto;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object' },
+    readOnly: true,
+    description: `${IGNORED} Its items are not read: add satellites with POST /celestial-bodies.`,
+  })
+  @IsOmittable()
+  @IsArray()
+  satellites?: unknown[];
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, readOnly: true, description: IGNORED })
+  @IsOptional()
+  @IsString()
+  image?: string | null;
+
+  @ApiHideProperty()
+  @Unsupported(NO_CALLBACKS)
+  successCallbackUrl?: unknown;
+
+  @ApiHideProperty()
+  @Unsupported(NO_CALLBACKS)
+  failureCallbackUrl?: unknown;
 }
 
 /** A planet sent to POST /celestial-bodies: there `type` is required, as it picks the kind of body. */
@@ -137,6 +186,7 @@ export function toPlanetValues(input: PlanetInputDto | PlanetBodyInputDto): Plan
     temperatureMin: physical?.temperature?.min ?? null,
     temperatureMax: physical?.temperature?.max ?? null,
     temperatureAverage: physical?.temperature?.average ?? null,
+    extraMeasurements: physical?.extra ?? {},
     atmosphere: (input.atmosphere ?? []).map(({ compound, percentage }) => ({ compound, percentage })),
     discoveredAt: input.discoveredAt ? new Date(input.discoveredAt) : null,
     tags: input.tags ?? [],

@@ -1,11 +1,13 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsNumber, IsObject, IsPositive, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 
 import { ComparedTo, FINITE, greaterThan, IsOmittable, trim } from '../../common/validation';
+import { AreExtraMeasurements, EXTRA_MEASUREMENT_SCHEMA, gatherExtraMeasurements } from './extra-measurements';
 
-// The Galaxy's nested value objects, used by request and response alike. Unlike the Galaxy,
-// they take no additional properties: unknown fields are rejected everywhere in this API.
+// The Galaxy's nested value objects, used by request and response alike. Unknown fields are
+// rejected, as everywhere in this API, except where the Galaxy declares additional ones and
+// this service keeps them: further numeric physicalProperties (extra-measurements.ts).
 
 @ApiSchema({ name: 'Temperature' })
 export class TemperatureDto {
@@ -49,7 +51,8 @@ export class TemperatureDto {
   average?: number;
 }
 
-@ApiSchema({ name: 'PhysicalProperties' })
+// ApiSchema's options are copied into the schema; its type names only `name` and `description`.
+@ApiSchema({ name: 'PhysicalProperties', ...({ additionalProperties: EXTRA_MEASUREMENT_SCHEMA } as object) })
 export class PhysicalPropertiesDto {
   @ApiPropertyOptional({
     type: 'number',
@@ -93,7 +96,21 @@ export class PhysicalPropertiesDto {
   @ValidateNested()
   @Type(() => TemperatureDto)
   temperature?: TemperatureDto;
+
+  /**
+   * A request's further measurements, set aside by `physicalPropertiesInput`; in a response
+   * they are fields of the object itself, as the Galaxy has them.
+   */
+  @ApiHideProperty()
+  @AreExtraMeasurements()
+  extra?: Record<string, number>;
 }
+
+const NAMED_PROPERTIES = ['mass', 'radius', 'gravity', 'temperature'] as const;
+
+/** The @Transform of a body's `physicalProperties` (after its @Type): see gatherExtraMeasurements. */
+export const physicalPropertiesInput = ({ value }: { value: unknown }): unknown =>
+  value instanceof PhysicalPropertiesDto ? gatherExtraMeasurements(value, NAMED_PROPERTIES) : value;
 
 @ApiSchema({ name: 'AtmosphereComponent' })
 export class AtmosphereComponentDto {

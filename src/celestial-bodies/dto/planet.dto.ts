@@ -105,7 +105,9 @@ function physicalPropertiesOf(planet: PlanetWithSatellites['planet']): PhysicalP
     ...present('max', planet.temperatureMax),
     ...present('average', planet.temperatureAverage),
   };
+  // Further measurements are fields of their own, as the Galaxy has them; the named ones follow.
   const properties: PhysicalPropertiesDto = {
+    ...planet.extraMeasurements,
     ...present('mass', planet.mass),
     ...present('radius', planet.radius),
     ...present('gravity', planet.gravity),

@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType, PartialType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
+  IsDefined,
   IsIn,
   IsInt,
   IsNumber,
@@ -18,11 +19,28 @@ import {
 import { FINITE, greaterThan, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import { INT4_MAX } from '../../database';
 import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
+import { IGNORED } from './galaxy-fields';
+import { PlanetInputDto } from './planet-input.dto';
 
-/** Names an existing planet by its id. */
-@ApiSchema({ name: 'PlanetIdRef' })
-export class PlanetIdRefDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: INT4_MAX, example: 1 })
+/** Why a satellite without a planet is refused: there is nowhere to keep or list it. */
+export const MUST_ORBIT =
+  "a satellite here must orbit a planet: send orbit.planet with the id of an existing planet (it is listed in that planet's satellites)";
+
+/**
+ * Names an existing planet by its id. A Galaxy client sends a whole `Planet` here: its other
+ * fields are validated as a planet's and then ignored (the planet is not changed, and they
+ * need not agree with it).
+ */
+@ApiSchema({ name: 'OrbitPlanetInput' })
+export class OrbitPlanetInputDto extends OmitType(PartialType(PlanetInputDto), ['id'] as const) {
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: INT4_MAX,
+    description: 'The planet this body orbits; it must exist. Any other field of the planet is ignored.',
+    example: 1,
+  })
+  @IsDefined({ message: MUST_ORBIT })
   @IsInt()
   @Min(1)
   @Max(INT4_MAX)
@@ -31,11 +49,12 @@ export class PlanetIdRefDto {
 
 @ApiSchema({ name: 'OrbitInput' })
 export class OrbitInputDto {
-  @ApiProperty({ type: () => PlanetIdRefDto, description: 'The planet this body orbits; it must exist.' })
+  @ApiProperty({ type: () => OrbitPlanetInputDto, description: 'The planet this body orbits; it must exist.' })
+  @IsDefined({ message: MUST_ORBIT })
   @IsObject()
   @ValidateNested()
-  @Type(() => PlanetIdRefDto)
-  planet: PlanetIdRefDto;
+  @Type(() => OrbitPlanetInputDto)
+  planet: OrbitPlanetInputDto;
 
   @ApiPropertyOptional({
     type: 'number',
@@ -62,9 +81,17 @@ export class OrbitInputDto {
   distance?: number;
 }
 
-/** A satellite sent to POST /celestial-bodies (`type` moon, asteroid or comet). */
+/**
+ * A satellite sent to POST /celestial-bodies (`type` moon, asteroid or comet). Unlike the
+ * Galaxy, `orbit` is required (MUST_ORBIT); a sent `id` is ignored.
+ */
 @ApiSchema({ name: 'SatelliteInput' })
 export class SatelliteInputDto {
+  @ApiPropertyOptional({ type: 'integer', format: 'int64', readOnly: true, description: IGNORED, example: 1 })
+  @IsOmittable()
+  @IsInt()
+  id?: number;
+
   @ApiProperty({ minLength: 1, maxLength: 100, description: `Trimmed. ${PLAIN_TEXT_RULE}`, example: 'Phobos' })
   @Transform(trim)
   @IsString()
@@ -101,7 +128,8 @@ export class SatelliteInputDto {
   @IsIn(SATELLITE_TYPES)
   type: SatelliteType;
 
-  @ApiProperty({ type: () => OrbitInputDto })
+  @ApiProperty({ type: () => OrbitInputDto, description: `Required: ${MUST_ORBIT}.` })
+  @IsDefined({ message: MUST_ORBIT })
   @IsObject()
   @ValidateNested()
   @Type(() => OrbitInputDto)

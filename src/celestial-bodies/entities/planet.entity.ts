@@ -21,7 +21,8 @@ export interface AtmosphereComponent {
 
 /**
  * A planet of the Galaxy. The Galaxy's nested `physicalProperties` are plain columns (each
- * one typed and checkable); the atmosphere is a JSON array, and tags a text array.
+ * one typed and checkable), and any further measurements one JSON object; the atmosphere is
+ * a JSON array, and tags a text array.
  */
 @Entity('planets')
 @Index('planets_creator_id_idx', ['creatorId'])
@@ -66,6 +67,10 @@ export class Planet {
 
   @Column({ name: 'temperature_average', type: 'double precision', nullable: true })
   temperatureAverage: number | null;
+
+  /** The Galaxy's further `physicalProperties` (its `additionalProperties`), by name. */
+  @Column({ name: 'extra_measurements', type: 'jsonb' })
+  extraMeasurements: Record<string, number>;
 
   @Column({ type: 'jsonb' })
   atmosphere: AtmosphereComponent[];

@@ -1,0 +1,51 @@
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, registerDecorator } from 'class-validator';
+
+import { IsOmittable } from '../../common/validation';
+
+/*
+ * Fields a client written for the Galaxy sends that this service does not take from it: the
+ * ones the server owns (readOnly in the Galaxy, or set by another route), accepted and
+ * ignored so that a Galaxy `Planet` or `Satellite`, or one read from this API, can be sent
+ * as it is; and the callback URLs, refused by name.
+ */
+
+/** Said of each server-owned field in the OpenAPI document. */
+export const IGNORED =
+  'Ignored: the server sets it. Accepted so that a Planet as read, or as a Galaxy client builds it, can be sent.';
+
+/** The Galaxy's `User`, as a client may send it in `creator`: read for its shape, then ignored. */
+@ApiSchema({ name: 'UserInput' })
+export class IgnoredUserDto {
+  @ApiPropertyOptional({ type: 'integer', format: 'int64', readOnly: true, example: 1 })
+  @IsOmittable()
+  @IsInt()
+  id?: number;
+
+  @ApiPropertyOptional({ example: 'Marc' })
+  @IsOptional()
+  @IsString()
+  name?: string;
+}
+
+/**
+ * A field the Galaxy defines that this service refuses whenever it is sent, saying why; it
+ * stays out of the OpenAPI document (@ApiHideProperty beside it), so generated clients here
+ * do not offer it.
+ */
+export function Unsupported(reason: string) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'unsupported',
+      target: object.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown) => value === undefined,
+        defaultMessage: () => `${propertyName} is not supported: ${reason}`,
+      },
+    });
+}
+
+/** Why the Galaxy's callback URLs are refused (docs/api.md, "Clients written for the Galaxy"). */
+export const NO_CALLBACKS =
+  "this server calls no URL a client gives it (a request to an address of the caller's choosing, from inside the network, is a server-side request forgery risk); read the answer, or GET the planet, instead";
