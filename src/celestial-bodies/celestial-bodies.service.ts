@@ -8,9 +8,9 @@ import { UsersService } from '../users';
 import {
   NotPlanetCreatorError,
   OrbitedPlanetNotFoundError,
-  PlanetPreconditionFailedError,
   PlanetImageNotFoundError,
   PlanetNotFoundError,
+  PlanetPreconditionFailedError,
 } from './celestial-bodies.errors';
 import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
 import type { PlanetPage, PlanetWithSatellites, SatelliteWithPlanet } from './celestial-bodies.types';

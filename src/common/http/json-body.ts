@@ -32,6 +32,6 @@ export function registerJsonBodyParser(app: NestFastifyApplication, bodyLimit: n
       return;
     }
     // Decoding is lossless now; the parser would decode the buffer the same way.
-    parseJson(request, body.toString('utf8'), done);
+    void parseJson(request, body.toString('utf8'), done);
   });
 }
