@@ -188,8 +188,8 @@ export class PlanetsController {
     description: "Replaces the planet's fields (what the body leaves out is cleared). Only its creator may.",
   })
   @ApiParam(PLANET_ID_PARAM)
-  @ApiHeader(IF_MATCH)
   @ApiHeader(IF_NONE_MATCH_ON_CHANGE)
+  @ApiHeader(IF_MATCH)
   @ApiBody({ type: PlanetInputDto })
   @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully', headers: PLANET_ETAG })
   @ApiProblems(
@@ -224,8 +224,8 @@ export class PlanetsController {
     description: 'Deletes the planet with its satellites and image. Only its creator may.',
   })
   @ApiParam(PLANET_ID_PARAM)
-  @ApiHeader(IF_MATCH)
   @ApiHeader(IF_NONE_MATCH_ON_CHANGE)
+  @ApiHeader(IF_MATCH)
   @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
   @ApiProblems(
     ...unexpectedBodyProblems('planetId is not a positive integer.'),
