@@ -241,7 +241,7 @@ it('answers PUT and DELETE with any If-Match and If-None-Match as RFC 9110 secti
         });
       },
     ),
-    propertyRuns(40),
+    propertyRuns(25),
   );
 }, 120_000);
 
