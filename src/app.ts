@@ -8,6 +8,7 @@ import { clientErrorHandler } from './common/http/client-error';
 import { registerCompression } from './common/http/compression';
 import { registerCors } from './common/http/cors';
 import { environmentHeadersOf, registerHttpHooks, requestIdOf } from './common/http/http-hooks';
+import { registerJsonBodyParser } from './common/http/json-body';
 import { httpServerLimits } from './common/http/server-limits';
 import { trustProxyOption } from './common/http/trust-proxy';
 import { ShutdownState } from './common/lifecycle/shutdown-state';
@@ -91,6 +92,7 @@ async function prepare(
   });
   if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
   await registerCompression(app);
+  registerJsonBodyParser(app, JSON_BODY_LIMIT_BYTES);
   registerHttpMetrics(app);
   traceRequestIds(app.getHttpAdapter().getInstance());
   setupOpenApi(app, config);

@@ -32,12 +32,18 @@ export class OrbitedPlanetNotFoundError extends NotFoundError {
   }
 }
 
-/** If-Match names none of the planet's current ETags: someone changed it since the client read it. */
-export class PlanetChangedError extends DomainError {
-  constructor(planetId: number) {
+/**
+ * A conditional header of a change is false: If-Match names none of the planet's current
+ * ETags (someone changed it since the client read it), or If-None-Match is `*` or names
+ * its current one.
+ */
+export class PlanetPreconditionFailedError extends DomainError {
+  constructor(planetId: number, header: 'If-Match' | 'If-None-Match') {
     super(
       PRECONDITION_FAILED,
-      `Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`,
+      header === 'If-Match'
+        ? `Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`
+        : `Planet ${planetId} exists and matches If-None-Match (\`*\`, or one of its ETags), so it was not changed.`,
     );
   }
 }

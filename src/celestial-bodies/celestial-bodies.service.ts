@@ -9,9 +9,9 @@ import { UsersService } from '../users';
 import {
   NotPlanetCreatorError,
   OrbitedPlanetNotFoundError,
-  PlanetChangedError,
   PlanetImageNotFoundError,
   PlanetNotFoundError,
+  PlanetPreconditionFailedError,
 } from './celestial-bodies.errors';
 import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
 import type { PlanetPage, PlanetWithSatellites, SatelliteWithPlanet } from './celestial-bodies.types';
@@ -20,7 +20,7 @@ import type { SatelliteInputDto } from './dto/satellite-input.dto';
 import type { Planet } from './entities/planet.entity';
 import type { PlanetImage } from './entities/planet-image.entity';
 import type { ReceivedImage } from './image-upload';
-import { planetEtagHolds } from './planet-etag';
+import { failedCondition, type PlanetConditions } from './planet-etag';
 import { UploadSlots } from './upload-slots';
 
 @Injectable()
@@ -57,15 +57,15 @@ export class CelestialBodiesService {
   }
 
   /**
-   * Replaces the planet's fields; only its creator may (see assertCreator). With `ifMatch`
-   * (the If-Match header), only while the planet is as the client last read it: see
-   * assertUnchanged.
+   * Replaces the planet's fields; only its creator may (see assertCreator). With `conditions`
+   * (If-Match, If-None-Match), only while they hold for the planet as it is: see
+   * assertConditions.
    */
   async updatePlanet(
     id: number,
     userId: number,
     input: PlanetInputDto,
-    ifMatch?: string,
+    conditions: PlanetConditions = {},
   ): Promise<PlanetWithSatellites> {
     // A Galaxy client sends the planet's readOnly id back; any other id names another planet.
     if (input.id !== undefined && input.id !== id) {
@@ -76,18 +76,18 @@ export class CelestialBodiesService {
     await this.assertCreator(id, userId);
     return this.unitOfWork.runLockingRow(`planet:${id}`, async (tx) => {
       await this.lockOwnPlanet(tx, id, userId);
-      if (ifMatch !== undefined) await this.assertUnchanged(tx, id, ifMatch);
+      await this.assertConditions(tx, id, conditions);
       await this.repository.updatePlanet(tx, id, toPlanetValues(input));
       return this.getPlanet(id, tx);
     });
   }
 
-  /** Deletes the planet with its satellites and image, in one transaction; only its creator may. `ifMatch` as for updatePlanet. */
-  async deletePlanet(id: number, userId: number, ifMatch?: string): Promise<void> {
+  /** Deletes the planet with its satellites and image, in one transaction; only its creator may. `conditions` as for updatePlanet. */
+  async deletePlanet(id: number, userId: number, conditions: PlanetConditions = {}): Promise<void> {
     await this.assertCreator(id, userId);
     await this.unitOfWork.runLockingRow(`planet:${id}`, async (tx) => {
       await this.lockOwnPlanet(tx, id, userId);
-      if (ifMatch !== undefined) await this.assertUnchanged(tx, id, ifMatch);
+      await this.assertConditions(tx, id, conditions);
       await this.repository.deletePlanet(tx, id);
     });
   }
@@ -154,10 +154,13 @@ export class CelestialBodiesService {
    * The precondition of a conditional change, checked with the planet's row locked (by the
    * caller, in this transaction) against its representation as of now: two clients that
    * read the same ETag and change the planet at once cannot both succeed, as the second
-   * finds the planet changed once the first has committed.
+   * finds the planet changed once the first has committed. Without conditional headers the
+   * planet is not read for it.
    */
-  private async assertUnchanged(tx: Transaction, id: number, ifMatch: string): Promise<void> {
-    if (!planetEtagHolds(ifMatch, await this.getPlanet(id, tx))) throw new PlanetChangedError(id);
+  private async assertConditions(tx: Transaction, id: number, conditions: PlanetConditions): Promise<void> {
+    if (conditions.ifMatch === undefined && conditions.ifNoneMatch === undefined) return;
+    const failed = failedCondition(conditions, await this.getPlanet(id, tx));
+    if (failed) throw new PlanetPreconditionFailedError(id, failed);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ifMatchHolds, strongEtag } from '../common/http';
+import { ifMatchHolds, ifNoneMatchHit, strongEtag } from '../common/http';
 import type { PlanetWithSatellites } from './celestial-bodies.types';
 import { PlanetDto } from './dto/planet.dto';
 
@@ -9,6 +9,24 @@ import { PlanetDto } from './dto/planet.dto';
  */
 export const planetEtag = (planet: PlanetDto): string => strongEtag(JSON.stringify(planet));
 
-/** Whether If-Match holds for the planet as it is now. */
-export const planetEtagHolds = (ifMatch: string, planet: PlanetWithSatellites): boolean =>
-  ifMatchHolds(ifMatch, planetEtag(PlanetDto.from(planet)));
+/** The conditional headers of a change to a planet, as sent. */
+export interface PlanetConditions {
+  ifMatch?: string;
+  ifNoneMatch?: string;
+}
+
+/**
+ * The header whose condition is false for the planet as it is now, or undefined when the
+ * change may go ahead. In the order of RFC 9110, section 13.2.2: If-Match first, then
+ * If-None-Match, which for a change is false when it is `*` (the planet exists) or lists a
+ * tag that matches the planet's weakly (section 13.1.2).
+ */
+export function failedCondition(
+  { ifMatch, ifNoneMatch }: PlanetConditions,
+  planet: PlanetWithSatellites,
+): 'If-Match' | 'If-None-Match' | undefined {
+  const etag = planetEtag(PlanetDto.from(planet));
+  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) return 'If-Match';
+  if (ifNoneMatchHit(ifNoneMatch, etag) !== undefined) return 'If-None-Match';
+  return undefined;
+}

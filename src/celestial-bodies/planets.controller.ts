@@ -67,10 +67,21 @@ const IF_MATCH = {
   schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
 } as const;
 
+/** On a change, If-None-Match guards against overwriting what exists (RFC 9110, section 13.1.2). */
+const IF_NONE_MATCH_ON_CHANGE = {
+  name: 'If-None-Match',
+  required: false,
+  description:
+    "Optional. `*`: 412 because the planet exists; ETags (compared weakly): 412 if one is the planet's current ETag. " +
+    'Checked after If-Match; on a planet that does not exist the answer stays 404.',
+  schema: { type: 'string', example: '*' },
+} as const;
+
 const PRECONDITION_FAILED_RESPONSE = {
   types: [PRECONDITION_FAILED],
   description:
-    'Precondition failed: the planet has changed since the version named in If-Match (another client changed it). GET it again.',
+    'Precondition failed: the planet has changed since the version named in If-Match (another client changed it; GET it again), ' +
+    'or If-None-Match is `*` or names its current ETag. Nothing was changed.',
 };
 
 @ApiTags('Planets')
@@ -192,6 +203,7 @@ export class PlanetsController {
       'of the path (else 400).',
   })
   @ApiParam(PLANET_ID_PARAM)
+  @ApiHeader(IF_NONE_MATCH_ON_CHANGE)
   @ApiHeader(IF_MATCH)
   @ApiBody({ type: PlanetInputDto })
   @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully', headers: PLANET_ETAG })
@@ -210,9 +222,11 @@ export class PlanetsController {
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: PlanetInputDto,
     @Headers('if-match') ifMatch: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlanetDto> {
-    const planet = PlanetDto.from(await this.celestialBodies.updatePlanet(planetId, user.id, body, ifMatch));
+    const conditions = { ifMatch, ifNoneMatch };
+    const planet = PlanetDto.from(await this.celestialBodies.updatePlanet(planetId, user.id, body, conditions));
     reply.header('ETag', planetEtag(planet));
     return planet;
   }
@@ -226,6 +240,7 @@ export class PlanetsController {
     description: 'Deletes the planet with its satellites and image. Only its creator may.',
   })
   @ApiParam(PLANET_ID_PARAM)
+  @ApiHeader(IF_NONE_MATCH_ON_CHANGE)
   @ApiHeader(IF_MATCH)
   @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
   @ApiProblems(
@@ -239,8 +254,9 @@ export class PlanetsController {
     @PlanetId() planetId: number,
     @CurrentUser() user: AuthenticatedUser,
     @Headers('if-match') ifMatch: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
   ): Promise<void> {
-    await this.celestialBodies.deletePlanet(planetId, user.id, ifMatch);
+    await this.celestialBodies.deletePlanet(planetId, user.id, { ifMatch, ifNoneMatch });
   }
 
   @Post(':planetId/image')

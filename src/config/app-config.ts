@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsEnum, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 
 import { API_ENVIRONMENTS, type ApiEnvironment } from '../common/auth/api-key-format';
+import { isPlainHost } from '../common/http/location';
 import {
   ConfigValidationError,
   contextOf,
@@ -52,12 +53,17 @@ const toOriginList = ({ value }: { value: unknown }) =>
         .map((entry) => entry.trim())
         .filter((entry) => entry !== '')
     : value;
-/** An origin as browsers send it: scheme, host, optional port, nothing else. */
+/**
+ * An origin as browsers send it: scheme, host, optional port, nothing else. The URL parser
+ * takes `*` in a host name, and the CORS check compares origins literally, so a wildcard
+ * such as https://*.example.org would start and then allow no page: the host must be a
+ * plain name or address.
+ */
 const isExactOrigin = (value: unknown): boolean => {
   if (typeof value !== 'string') return false;
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value && isPlainHost(url.host);
   } catch {
     return false;
   }

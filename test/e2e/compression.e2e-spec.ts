@@ -75,6 +75,21 @@ describe('a page of planets', () => {
     },
   );
 
+  it.each([
+    ['gzip;q=0, *', 'br'],
+    ['br;q=0, *', 'gzip'],
+    ['gzip;q=0, br;q=0, *', undefined],
+    ['*;q=0, gzip;q=0.1', 'gzip'],
+    ['identity;q=0', undefined],
+    ['identity;q=0, br;q=0, gzip;q=0', undefined],
+    ['BR;Q=0, GZIP;q=1.0', 'gzip'],
+    ['gzip;q=0.0001, br;q=2', undefined],
+  ])('honours the weights and wildcard of Accept-Encoding: %s (q=0 is never sent)', async (acceptEncoding, coding) => {
+    const res = await get('/planets?limit=100', { 'accept-encoding': acceptEncoding });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-encoding']).toBe(coding);
+  });
+
   it('answers HEAD without a body', async () => {
     // HEAD is not an operation of the document, so it is not checked against it.
     const res = await t.app.inject({

@@ -6,6 +6,7 @@ import { generateApiKey } from '../../src/region-keys/api-key-codec';
 import { headerText } from '../support/hostile-input';
 import { propertyRuns } from '../support/property-runs';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
+import { newUser } from '../support/users';
 
 /**
  * Property-based hostile headers, behind one trusted proxy with CORS on: whatever a client
@@ -173,5 +174,173 @@ it('builds Location from forwarded scheme and host only when they are plain, and
       },
     ),
     propertyRuns(150),
+  );
+}, 120_000);
+
+// ---------------------------------------------------------------------------------------
+// The edges a third round of probing found: each property states the RFC's rule, not the
+// code's, so that a generator which had existed then would have found the finding.
+
+const etagText = fc.oneof(fc.constantFrom('"x"', 'W/"x"', '""', '*', ' * '), headerText(30));
+
+it('answers PUT and DELETE with any If-Match and If-None-Match as RFC 9110 section 13.2.2 says', async () => {
+  const owner = (await newUser(t)).basic;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('PUT', 'DELETE'),
+      fc.option(fc.oneof(etagText, fc.constantFrom('current', 'current-weak', 'current-gzip')), { nil: undefined }),
+      fc.option(fc.oneof(etagText, fc.constantFrom('current', 'current-weak', 'current-gzip')), { nil: undefined }),
+      async (method, ifMatchSent, ifNoneMatchSent) => {
+        const id = (
+          await t.request({
+            method: 'POST',
+            url: '/planets',
+            headers: { authorization: owner },
+            payload: { name: 'P' },
+          })
+        ).json().id;
+        const etag = String((await t.request({ method: 'GET', url: `/planets/${id}` })).headers.etag);
+        const resolve = (sent: string | undefined) =>
+          sent === 'current'
+            ? etag
+            : sent === 'current-weak'
+              ? `W/${etag}`
+              : sent === 'current-gzip'
+                ? `${etag.slice(0, -1)}-gzip"`
+                : sent;
+        const [ifMatch, ifNoneMatch] = [resolve(ifMatchSent), resolve(ifNoneMatchSent)];
+        const headers: Record<string, string> = { authorization: owner };
+        if (ifMatch !== undefined) headers['if-match'] = ifMatch;
+        if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
+        const res = await t.request({
+          method,
+          url: `/planets/${id}`,
+          headers,
+          ...(method === 'PUT' ? { payload: { name: 'Q' } } : {}),
+        });
+        // Strong comparison for If-Match, weak for If-None-Match; a tag's coding suffix names the same state.
+        const tags = (value: string) =>
+          [...value.matchAll(/(W\/)?"([^"]*)"/g)].map(([, weak, opaque]) => ({
+            weak: !!weak,
+            opaque: opaque.replace(/-(gzip|br)$/, ''),
+          }));
+        const opaque = etag.slice(1, -1);
+        const matchHolds =
+          ifMatch === undefined ||
+          ifMatch.trim() === '*' ||
+          tags(ifMatch).some((tag) => !tag.weak && tag.opaque === opaque);
+        const noneMatchHolds =
+          ifNoneMatch === undefined ||
+          (ifNoneMatch.trim() !== '*' && !tags(ifNoneMatch).some((tag) => tag.opaque === opaque));
+        const expected = matchHolds && noneMatchHolds ? (method === 'PUT' ? 200 : 204) : 412;
+        expect({ method, ifMatch, ifNoneMatch, status: res.statusCode }).toEqual({
+          method,
+          ifMatch,
+          ifNoneMatch,
+          status: expected,
+        });
+      },
+    ),
+    propertyRuns(25),
+  );
+}, 120_000);
+
+const codingName = fc.constantFrom('gzip', 'br', 'x-gzip', 'identity', '*', 'deflate', 'GZIP', 'Br', 'zstd');
+const weight = fc.oneof(
+  fc.constantFrom('', ';q=0', ';q=0.0', ';q=0.000', ';q=1', ';q=0.5', ';q=0.001', ';Q=0'),
+  headerText(6).map((text) => `;q=${text}`),
+);
+const acceptEncoding = fc
+  .array(
+    fc.tuple(codingName, weight).map(([name, w]) => `${name}${w}`),
+    { maxLength: 5 },
+  )
+  .map((members) => members.join(', '));
+
+/** The weight the client gives `coding`, as RFC 9110 section 12.5.3 reads the field. */
+function weightOf(header: string, coding: 'br' | 'gzip'): number {
+  let named: number | undefined;
+  let wildcard: number | undefined;
+  for (const member of header.split(',')) {
+    const [name, ...params] = member.split(';').map((part) => part.trim().toLowerCase());
+    const q = params.find((param) => param.startsWith('q='))?.slice(2);
+    const w = q === undefined ? 1 : /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(q) ? Number(q) : 0;
+    const which = name === 'x-gzip' ? 'gzip' : name;
+    if (which === coding) named = Math.min(w, named ?? 1);
+    if (which === '*') wildcard = Math.min(w, wildcard ?? 1);
+  }
+  return named ?? wildcard ?? 0;
+}
+
+it('never sends a content coding the client weighed 0 or did not accept, and sends the one it weighs highest', async () => {
+  const owner = (await newUser(t)).basic;
+  const large = { name: 'Large', description: 'x'.repeat(2000) };
+  const id = (
+    await t.request({ method: 'POST', url: '/planets', headers: { authorization: owner }, payload: large })
+  ).json().id;
+  await fc.assert(
+    fc.asyncProperty(acceptEncoding, async (header) => {
+      const res = await t.request({ method: 'GET', url: `/planets/${id}`, headers: { 'accept-encoding': header } });
+      const sent = res.headers['content-encoding'] as 'br' | 'gzip' | undefined;
+      const [br, gzip] = [weightOf(header, 'br'), weightOf(header, 'gzip')];
+      const best = Math.max(br, gzip);
+      const expected = best === 0 ? undefined : br === best ? 'br' : 'gzip';
+      expect({ header, sent }).toEqual({ header, sent: expected });
+    }),
+    propertyRuns(60),
+  );
+}, 120_000);
+
+it('answers any OPTIONS, preflight or not, with a 204 preflight or a problem document, never plain text', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.option(origin, { nil: undefined }),
+      fc.option(fc.oneof(fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', ''), headerText(10)), { nil: undefined }),
+      fc.option(fc.oneof(fc.constantFrom('x-api-key', 'authorization, content-type', ''), headerText(30)), {
+        nil: undefined,
+      }),
+      fc.constantFrom('/planets', '/planets/1', '/auth/regions/me', '/nowhere', '/'),
+      async (sentOrigin, method, requestHeaders, url) => {
+        const headers: Record<string, string> = {};
+        if (sentOrigin !== undefined) headers.origin = sentOrigin;
+        if (method !== undefined) headers['access-control-request-method'] = method;
+        if (requestHeaders !== undefined) headers['access-control-request-headers'] = requestHeaders;
+        const res = await t.app.inject({ method: 'OPTIONS', url, headers });
+        const preflight = Boolean(sentOrigin) && Boolean(method);
+        if (preflight) expect({ headers, status: res.statusCode }).toEqual({ headers, status: 204 });
+        else {
+          expect({ headers, type: res.headers['content-type'] }).toEqual({
+            headers,
+            type: expect.stringMatching(/^application\/problem\+json/),
+          });
+          expect([404, 405]).toContain(res.statusCode);
+        }
+      },
+    ),
+    propertyRuns(60),
+  );
+}, 120_000);
+
+it('refuses any request with more than one Host line with a 400 problem, and builds no URI from either', async () => {
+  const hostValue = fc.oneof(
+    fc.constantFrom('good.example', 'user@evil.example/x', 'localhost:80', ''),
+    headerText(20),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(hostValue, { minLength: 2, maxLength: 3 }), async (hosts) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/auth/region/api-keys',
+        headers: { host: hosts, 'x-api-key': region.key } as Record<string, string | string[]>,
+        payload: {},
+      });
+      expect({ hosts, status: res.statusCode, type: res.headers['content-type'] }).toEqual({
+        hosts,
+        status: 400,
+        type: expect.stringMatching(/^application\/problem\+json/),
+      });
+      expect(res.headers.location).toBeUndefined();
+    }),
+    propertyRuns(30),
   );
 }, 120_000);

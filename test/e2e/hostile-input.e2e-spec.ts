@@ -674,6 +674,38 @@ it('keeps the stored image unchanged when an upload is refused', async () => {
   );
 }, 120_000);
 
+it('never stores bytes that are not UTF-8 in a JSON string, and never answers them with a 5xx', async () => {
+  const bytes = fc.oneof(
+    fc.uint8Array({ maxLength: 12 }),
+    fc.constantFrom([0xff, 0xfe], [0xc0, 0xaf, 0xff], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom('/planets', '/user/signup'), bytes, async (url, raw) => {
+      const inserted = Buffer.from(raw);
+      const [before, after] = JSON.stringify({
+        name: 'Name MARK',
+        ...(url === '/user/signup'
+          ? { email: `bytes-${Date.now()}-${Math.random()}@example.com`, password: 'password-1' }
+          : {}),
+      }).split('MARK');
+      const res = await send({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json', ...(url === '/planets' ? { authorization: alice.basic } : {}) },
+        payload: Buffer.concat([Buffer.from(before), inserted, Buffer.from(after)]),
+      });
+      expect(res.statusCode).toBeLessThan(500);
+      if (res.statusCode === 201) {
+        // Only text that is UTF-8 gets through, and is stored as it was sent.
+        const text = new TextDecoder('utf-8', { fatal: true }).decode(inserted);
+        expect(res.json().name).toBe(`Name ${text}`.trim());
+      } else expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      if (!inserted.includes(Buffer.from('\uFFFD'))) expect(res.body).not.toContain('\uFFFD');
+    }),
+    propertyRuns(40),
+  );
+}, 120_000);
+
 // Cases the properties above found, kept as plain examples.
 describe('found by the properties', () => {
   it.each([

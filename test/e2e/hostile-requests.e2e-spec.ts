@@ -191,6 +191,52 @@ const HIDDEN = [
   ['a line separator', 'Mars\u2028X'],
 ] as const;
 
+describe('JSON bodies that are not UTF-8', () => {
+  const withBytes = (json: string, marker: string, bytes: number[]) => {
+    const [before, after] = json.split(marker);
+    return Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+  };
+
+  it.each([
+    ['a sign-up name ending in FF FE', '/user/signup', [0xff, 0xfe]],
+    ['a planet name with C0 AF FF', '/planets', [0xc0, 0xaf, 0xff]],
+    ['a name with a surrogate encoded in UTF-8 (ED A0 80)', '/planets', [0xed, 0xa0, 0x80]],
+  ])('are refused, %s, as malformed JSON naming the body, and nothing is stored', async (_, url, bytes) => {
+    const email = `bytes-${Date.now()}@example.com`;
+    const json = JSON.stringify({
+      name: 'Name MARK',
+      ...(url === '/user/signup' ? { email, password: 'password-1' } : {}),
+    });
+    const res = await t.request({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', ...(url === '/planets' ? { authorization: alice.basic } : {}) },
+      payload: withBytes(json, 'MARK', bytes),
+    });
+    expectProblem(res, 400, 'malformed-json');
+    expect(res.json().errors).toEqual([{ field: 'body', message: expect.stringMatching(/UTF-8/) }]);
+    if (url === '/user/signup') {
+      const signIn = await t.request({
+        method: 'POST',
+        url: '/auth/token',
+        payload: { email, password: 'password-1' },
+      });
+      expect(signIn.statusCode).toBe(401);
+    }
+  });
+
+  it('still takes every valid UTF-8 text, a byte order mark and four-byte characters included', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/planets',
+      headers: { 'content-type': 'application/json', authorization: alice.basic },
+      payload: Buffer.from(`\uFEFF${JSON.stringify({ name: 'Ærø 火星 🪐' })}`),
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().name).toBe('Ærø 火星 🪐');
+  });
+});
+
 describe('names and descriptions are plain text', () => {
   it.each(HIDDEN)('a planet name or description with %s is a 400 naming the field', async (_, text) => {
     for (const field of ['name', 'description']) {

@@ -184,4 +184,26 @@ describe('a request without Host', () => {
     const answer = await exchange('GET /health HTTP/1.0\r\n\r\n');
     expect(answer.status).toBe(200);
   });
+
+  it('over HTTP/1.0 gets an absolute Location, under the address it connected to', async () => {
+    const body = JSON.stringify({ email: `no-host-${Date.now()}@example.com`, password: 'password-1' });
+    const answer = await exchange(
+      `POST /user/signup HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(answer.status).toBe(201);
+    expect(answer.headers.location).toBe(`http://127.0.0.1:${port}/me`);
+  });
+});
+
+describe('a request with two Host lines', () => {
+  it.each([
+    ['HTTP/1.1', 'Host: good.example\r\nHost: user@evil.example/x'],
+    ['HTTP/1.0', 'Host: good.example\r\nhost: good.example'],
+  ])('is a 400 problem naming the header, over %s', async (version, hosts) => {
+    const answer = await exchange(`GET /health ${version}\r\n${hosts}\r\nConnection: close\r\n\r\n`);
+    expectRawProblem(answer, 400);
+    expect(JSON.parse(answer.body).errors).toEqual([
+      { field: 'Host', message: 'A request must have exactly one Host header' },
+    ]);
+  });
 });

@@ -190,6 +190,37 @@ describe('DELETE /planets/{planetId} with If-Match', () => {
   });
 });
 
+describe('PUT and DELETE with If-None-Match (RFC 9110, section 13.1.2)', () => {
+  it('refuses `*` or the current ETag (weak, gzip or in a list) with 412 and changes nothing; another ETag passes', async () => {
+    const planet = await createPlanet(t, alice, { description: 'Kept' });
+    const current = await get(planet.id);
+    const etag = String(current.headers.etag);
+    for (const ifNoneMatch of ['*', etag, `W/${etag}`, `"x", ${etag}`, `${etag.slice(0, -1)}-gzip"`]) {
+      expectPreconditionFailed(await put(alice, planet.id, { name: 'Overwritten' }, { 'if-none-match': ifNoneMatch }));
+      expectPreconditionFailed(await del(alice, planet.id, { 'if-none-match': ifNoneMatch }));
+    }
+    expect((await get(planet.id)).json()).toEqual(current.json());
+    expect((await put(alice, planet.id, { name: 'Changed' }, { 'if-none-match': '"other"' })).statusCode).toBe(200);
+    expect((await del(alice, planet.id, { 'if-none-match': etag })).statusCode).toBe(204);
+  });
+
+  it('checks If-Match first, then If-None-Match', async () => {
+    const planet = await createPlanet(t, alice);
+    const etag = await etagOf(planet.id);
+    const both = await put(alice, planet.id, { name: 'Both' }, { 'if-match': etag, 'if-none-match': '*' });
+    expect(expectProblem(both, 412).detail).toMatch(/If-None-Match/);
+    const stale = await put(alice, planet.id, { name: 'Stale' }, { 'if-match': '"stale"', 'if-none-match': '"x"' });
+    expect(expectProblem(stale, 412).detail).toMatch(/If-Match\./);
+  });
+
+  it('answers 403 and 404 before looking at If-None-Match: `*` on a missing planet is true', async () => {
+    const planet = await createPlanet(t, alice);
+    expectProblem(await put(bob, planet.id, { name: 'Stolen' }, { 'if-none-match': '*' }), 403);
+    expectProblem(await put(alice, 2147483647, { name: 'Nowhere' }, { 'if-none-match': '*' }), 404);
+    expectProblem(await del(alice, 2147483647, { 'if-none-match': '*' }), 404);
+  });
+});
+
 describe('compressed representations', () => {
   it('tag a gzip body as its own representation, which If-None-Match and If-Match still accept', async () => {
     const planet = await createPlanet(t, alice, { description: 'x'.repeat(1500) });
@@ -226,8 +257,8 @@ describe('the OpenAPI document', () => {
     const headerParams = (operation: { parameters: { in: string; name: string }[] }) =>
       operation.parameters.filter((p) => p.in === 'header').map((p) => p.name);
     expect(headerParams(item.get)).toEqual(['If-None-Match']);
-    expect(headerParams(item.put)).toEqual(['If-Match']);
-    expect(headerParams(item.delete)).toEqual(['If-Match']);
+    expect(headerParams(item.put)).toEqual(['If-Match', 'If-None-Match']);
+    expect(headerParams(item.delete)).toEqual(['If-Match', 'If-None-Match']);
     expect(Object.keys(item.get.responses['200'].headers)).toEqual(['ETag']);
     expect(Object.keys(item.get.responses['304'].headers)).toEqual(['ETag']);
     expect(Object.keys(item.put.responses['200'].headers)).toEqual(['ETag']);

@@ -1,3 +1,4 @@
+import { expectProblem } from '../support/problems';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 import { newUser } from '../support/users';
 
@@ -183,6 +184,22 @@ describe('CORS_ORIGINS', () => {
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
+
+  it.each([
+    ['no Origin', {}],
+    ['an allowed Origin', { origin: ALLOWED }],
+    ['another Origin', { origin: 'https://evil.example' }],
+    ['an Origin and no method', { origin: ALLOWED, 'access-control-request-headers': 'x-api-key' }],
+    ['a method and no Origin', { 'access-control-request-method': 'GET' }],
+  ])(
+    'answers an OPTIONS that is not a preflight (%s) as without CORS: a 405 problem with Allow',
+    async (_, headers) => {
+      const res = await t.app.inject({ method: 'OPTIONS', url: '/planets', headers });
+      expect(expectProblem(res, 405, 'method-not-allowed').detail).toMatch(/OPTIONS/);
+      expect(res.headers.allow).toBe('GET, HEAD, POST');
+      expectProblem(await t.app.inject({ method: 'OPTIONS', url: '/nowhere', headers }), 404, 'not-found');
+    },
+  );
 
   it('gives another origin nothing its browser would accept', async () => {
     for (const origin of [

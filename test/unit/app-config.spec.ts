@@ -43,6 +43,8 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', 'https://app.example.org/path'],
     ['CORS_ORIGINS', 'app.example.org'],
     ['CORS_ORIGINS', 'ftp://app.example.org'],
+    ['CORS_ORIGINS', 'https://*.example.test'],
+    ['CORS_ORIGINS', 'https://app.example.org,http://*:5173'],
     ['LOG_FORMAT', 'xml'],
     ['SHUTDOWN_DELAY_MS', '-1'],
   ])('refuses a bad %s and names it', (name, value) => {
@@ -87,6 +89,7 @@ describe('loadConfig', () => {
       'https://app.example.org',
       'http://localhost:5173',
     ]);
+    expect(loadConfig({ CORS_ORIGINS: 'http://127.0.0.1:3000,http://[::1]:8080' }).CORS_ORIGINS).toHaveLength(2);
   });
 
   describe('the sandbox settings', () => {

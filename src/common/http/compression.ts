@@ -3,6 +3,7 @@ import { applyDecorators, Header } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+import { negotiatedCoding } from './accept-encoding';
 import { CONTENT_CODINGS, etagForCoding } from './etag';
 import { withRouteConfig } from './route-config';
 
@@ -41,6 +42,19 @@ export const EntityTagged = () => routeFlag(ENTITY_TAGGED);
  * module runs on the way out of every response; `Vary` is set with the standard headers.
  */
 export async function registerCompression(app: NestFastifyApplication): Promise<void> {
+  // The plugin's negotiator counts `*` as gzip even beside `gzip;q=0`, and it has no option
+  // for another: a list with weights or a wildcard is settled here (accept-encoding.ts),
+  // and the plugin, which reads the header as it sends, is handed the one coding chosen.
+  // A list without either, the common case, it reads right, so it is left as it is.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', (request, _reply, done) => {
+      const header = request.raw.headers['accept-encoding'];
+      if (header !== undefined && /[;*]/.test(header))
+        request.raw.headers['accept-encoding'] = negotiatedCoding(header);
+      done();
+    });
   // Before the plugin's own onRoute hook, which leaves a route with `compress: false` alone.
   app
     .getHttpAdapter()

@@ -1,5 +1,6 @@
-import fastifyCors from '@fastify/cors';
+import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
 
 /** Response headers a browser page may read besides the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = [
@@ -28,12 +29,26 @@ const ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'X-Reques
  * CORS headers, and its browser keeps the response from it.
  */
 export async function registerCors(app: NestFastifyApplication, origins: string[]): Promise<void> {
-  await app.register(fastifyCors, {
+  const options: FastifyCorsOptions = {
     origin: origins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     credentials: false,
     maxAge: 600,
+  };
+  // The plugin answers an OPTIONS request that is not a preflight with a 400 in plain text.
+  // Such a request is passed on instead, as it is without CORS: the plugin's catch-all
+  // OPTIONS route hands it to the not-found handler, which answers a 405 problem with Allow
+  // on a known path and a 404 problem elsewhere.
+  const notPreflight: FastifyCorsOptions = { ...options, preflight: false };
+  await app.register(fastifyCors, {
+    delegator: (request, callback) => callback(null, isPreflight(request) ? options : notPreflight),
   });
 }
+
+/** A CORS preflight as browsers send it (Fetch standard): OPTIONS with Origin and Access-Control-Request-Method. */
+const isPreflight = (request: FastifyRequest): boolean =>
+  request.raw.method === 'OPTIONS' &&
+  Boolean(request.headers.origin) &&
+  Boolean(request.headers['access-control-request-method']);

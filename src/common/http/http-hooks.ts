@@ -76,9 +76,17 @@ export function registerHttpHooks(
 /**
  * HTTP/1.1 requires Host (RFC 9112, section 3.2; Node's check is off, see httpServerLimits),
  * and a valid one (same section): no URI the service sends is ever built from another
- * (see location.ts). Undefined when the Host header is acceptable.
+ * (see location.ts), and only one (same section). Undefined when the Host header is
+ * acceptable.
  */
 function hostHeaderError(request: FastifyRequest): ValidationFailedError | undefined {
+  // Node keeps the first of several Host lines and drops the rest; RFC 9112 answers 400.
+  if (hostLines(request.raw.rawHeaders) > 1) {
+    return new ValidationFailedError(
+      [{ field: 'Host', message: 'A request must have exactly one Host header' }],
+      'The request has more than one Host header.',
+    );
+  }
   const host = request.headers.host;
   if (request.raw.httpVersion === '1.1' && host === undefined) {
     return new ValidationFailedError(
@@ -93,4 +101,11 @@ function hostHeaderError(request: FastifyRequest): ValidationFailedError | undef
     );
   }
   return undefined;
+}
+
+function hostLines(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i].length === 4 && rawHeaders[i].toLowerCase() === 'host') count++;
+  return count;
 }

@@ -30,16 +30,24 @@ export function pathOf(url: string): string {
  * The origin the client addressed: X-Forwarded-Proto and X-Forwarded-Host when the
  * connection comes from a trusted proxy (Fastify reads them only then, see trust-proxy.ts),
  * else the connection's scheme and the Host header. A forwarded value that is not a plain
- * scheme or host is ignored, as a malformed X-Forwarded-For entry is. Undefined without any
- * usable host (an HTTP/1.0 request without Host; HTTP/1.1 requires a valid one, see
- * http-hooks.ts).
+ * scheme or host is ignored, as a malformed X-Forwarded-For entry is. An HTTP/1.0 request
+ * may come without Host (HTTP/1.1 requires a valid one, see http-hooks.ts): then the
+ * connection's own address, as RFC 9112 (section 3.3) reconstructs the target URI when no
+ * name is configured. Undefined only when the connection has no address to take.
  */
 export function requestOrigin(request: FastifyRequest): string | undefined {
-  const host = [request.host, request.headers.host].find(isPlainHost);
+  const host = [request.host, request.headers.host].find(isPlainHost) ?? localAuthority(request);
   if (host === undefined) return undefined;
   const forwarded = String(request.protocol ?? '').toLowerCase();
   const scheme = forwarded === 'https' || forwarded === 'http' ? forwarded : connectionScheme(request);
   return `${scheme}://${host.toLowerCase()}`;
+}
+
+function localAuthority(request: FastifyRequest): string | undefined {
+  const { localAddress, localPort } = request.raw.socket ?? {};
+  if (localAddress === undefined) return undefined;
+  const authority = `${isIPv6(localAddress) ? `[${localAddress}]` : localAddress}:${localPort}`;
+  return isPlainHost(authority) ? authority : undefined;
 }
 
 function connectionScheme(request: FastifyRequest): 'http' | 'https' {
@@ -49,8 +57,8 @@ function connectionScheme(request: FastifyRequest): 'http' | 'https' {
 /**
  * The absolute URI of `path` (which starts with a slash) on this deployment, for Location:
  * under `baseUrl` (PUBLIC_BASE_URL, or SANDBOX_BASE_URL on a sandbox) when configured, else
- * under the origin the request was addressed to. Without either, the path alone, which
- * RFC 9110 allows and clients resolve against the request's URI.
+ * under the origin the request was addressed to (see requestOrigin). The path alone only
+ * when neither can be known, which a request on a real connection never meets.
  */
 export function absoluteUrl(request: FastifyRequest, baseUrl: string | undefined, path: string): string {
   return `${baseUrl ?? requestOrigin(request) ?? ''}${path}`;
