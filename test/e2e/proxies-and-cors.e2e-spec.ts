@@ -178,7 +178,14 @@ describe('CORS_ORIGINS', () => {
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(String(res.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)).toEqual(
-      expect.arrayContaining(['authorization', 'x-api-key', 'content-type', 'if-match', 'if-none-match']),
+      expect.arrayContaining([
+        'authorization',
+        'x-api-key',
+        'content-type',
+        'if-match',
+        'if-none-match',
+        'idempotency-key',
+      ]),
     );
     expect(res.headers['access-control-allow-methods']).toMatch(/DELETE/);
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
@@ -233,6 +240,7 @@ describe('CORS_ORIGINS', () => {
         'X-RateLimit-Limit',
         'RateLimit-Policy',
         'RateLimit',
+        'Idempotent-Replayed',
       ]),
     );
     // Errors too: a page must be able to read a problem document.

@@ -17,10 +17,19 @@ export const EXPOSED_HEADERS = [
   'X-Pagination-Page',
   'X-Pagination-Per-Page',
   'X-API-Environment',
+  'Idempotent-Replayed',
 ];
 
-/** Request headers a page may send: the credentials of both areas, and the conditional ones. */
-const ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'X-API-Key', 'X-Request-ID', 'If-Match', 'If-None-Match'];
+/** Request headers a page may send: the credentials of both areas, the conditional ones, and a create's retry key. */
+const ALLOWED_HEADERS = [
+  'Content-Type',
+  'Authorization',
+  'X-API-Key',
+  'X-Request-ID',
+  'If-Match',
+  'If-None-Match',
+  'Idempotency-Key',
+];
 
 /**
  * CORS for the exact origins in CORS_ORIGINS, preflight included. Credentials are headers
