@@ -12,7 +12,8 @@ import { createPersistentTestDatabase, TestDatabase } from '../support/test-data
  * sandbox reset takes only a database stamped sandbox; a build refuses a schema that a newer
  * build migrated. Each test starts on a migrated database no server has stamped yet.
  */
-jest.setTimeout(120_000);
+// Several starts of a server and the CLI each, on a busy machine.
+jest.setTimeout(300_000);
 
 const CLI = 'dist/src/cli.js';
 // Samples are a sandbox's own rule (SEED_SAMPLE_DATA cannot be false there).
@@ -61,10 +62,6 @@ it('a live server stamps the database; a sandbox server, its CLI and its reset t
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/^error: This database is stamped live, and this configuration is sandbox/);
   }
-  // The live side still opens it, and finds what it made.
-  const live = await cli(['region', 'list']);
-  expect(live.code).toBe(0);
-  expect(JSON.parse(live.stdout).regions).toHaveLength(1);
 });
 
 it('a sandbox server stamps it sandbox, and then a live server refuses it', async () => {
