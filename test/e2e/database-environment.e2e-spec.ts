@@ -60,7 +60,7 @@ it('a live server stamps the database; a sandbox server, its CLI and its reset t
   for (const refused of [list, reset]) {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toMatch(/^error: This database is stamped live, and this configuration is sandbox/);
+    expect(refused.stderr).toMatch(/^error: This database is stamped live, and this configuration is sandbox/m);
   }
 });
 

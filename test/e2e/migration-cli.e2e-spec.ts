@@ -8,7 +8,8 @@ import { createPersistentTestDatabase, TestDatabase } from '../support/test-data
  * run it (the global setup builds): each command exits once done, on the embedded database
  * as on a PostgreSQL server.
  */
-jest.setTimeout(120_000);
+// Four CLI processes, each opening the database, on a busy machine.
+jest.setTimeout(240_000);
 
 /** Ample for a command on a busy machine; one that never exits fails the test instead of hanging it. */
 const EXITS_WITHIN_MS = 60_000;

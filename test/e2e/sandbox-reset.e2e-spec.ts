@@ -138,7 +138,7 @@ it('is refused on a live database, even under API_ENVIRONMENT=sandbox', async ()
   const region = await newRegion(t);
   const refused = await aroundCli({}, () => cli({ API_ENVIRONMENT: 'sandbox' }));
   expect(refused.code).toBe(1);
-  expect(refused.stderr).toMatch(/^error: This database is stamped live, and this configuration is sandbox/);
+  expect(refused.stderr).toMatch(/^error: This database is stamped live, and this configuration is sandbox/m);
   expect((await me(t, region.key)).statusCode).toBe(200);
 });
 
