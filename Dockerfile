@@ -31,7 +31,7 @@ COPY package.json package-lock.json ./
 # allowed in package.json's allowScripts (bcrypt, which brings prebuilt binaries).
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --omit=optional --no-audit --no-fund
 COPY --from=build /app/dist ./dist
-# Without DATABASE_URL the embedded database keeps its files in DATA_DIR (./data): the one
+# With DATABASE_URL=embedded the embedded database keeps its files in DATA_DIR (./data): the one
 # place the unprivileged user may write. Mount a volume there to keep them.
 RUN install -d -o node -g node data
 USER node

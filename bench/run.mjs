@@ -601,7 +601,7 @@ async function startupTimes() {
   const postgres = await times({});
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
   tempDirs.push(dataDir);
-  const embedded = { DATABASE_URL: '', DATA_DIR: dataDir, SEED_SAMPLE_DATA: 'true' };
+  const embedded = { DATABASE_URL: 'embedded', DATA_DIR: dataDir, SEED_SAMPLE_DATA: 'true' };
   await (await startService(embedded)).stop(); // creates and fills it
   return { postgres, embedded: await times(embedded) };
 }

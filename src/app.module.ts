@@ -21,7 +21,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule,
+        DatabaseModule.forServer(),
         ClockModule,
         LifecycleModule,
         CommonModule,

@@ -18,7 +18,7 @@ import { registerHttpMetrics } from './common/metrics/metrics.module';
 import { routerErrorHandler } from './common/problem/problem.filter';
 import { setupOpenApi } from './common/swagger/openapi';
 import { traceRequestIds } from './common/tracing/tracing';
-import { type AppConfig, NodeEnv } from './config/app-config';
+import { type AppConfig, lookalikeSettingsOf, NodeEnv } from './config/app-config';
 import { closeDatabaseOpenedWith } from './database/database.module';
 
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
@@ -44,6 +44,7 @@ export async function createApp({
     development: config.NODE_ENV === NodeEnv.Development,
     destination: logDestination,
   });
+  for (const line of lookalikeSettingsOf(config)) logger.warn(line);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     bodyLimit: JSON_BODY_LIMIT_BYTES,

@@ -14,8 +14,9 @@ import { ClockModule } from './common/clock/clock.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { MetricsModule } from './common/metrics/metrics.module';
 import { stopTracing } from './common/tracing/tracing';
-import { AppConfig, loadConfig } from './config/app-config';
+import { AppConfig, loadConfig, lookalikeSettingsOf } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { MIGRATION_COMMANDS } from './database';
 import { DatabaseModule } from './database/database.module';
 import { FEATURE_SETTINGS } from './feature-settings';
 import { REGION_KEYS_COMMANDS } from './region-keys';
@@ -32,7 +33,7 @@ import { SANDBOX_COMMANDS } from './sandbox';
  */
 
 /** Every command, in the order of the usage text. */
-const COMMANDS: CliCommand[] = [...REGION_KEYS_COMMANDS, ...SANDBOX_COMMANDS];
+const COMMANDS: CliCommand[] = [...REGION_KEYS_COMMANDS, ...SANDBOX_COMMANDS, ...MIGRATION_COMMANDS];
 
 /** A command's entry in the usage text: its name and options, then what it does, indented. */
 function usageOf({ name, synopsis, description }: CliCommand): string {
@@ -59,7 +60,7 @@ class OperatorModule {
       module: OperatorModule,
       imports: [
         ConfigModule.forRoot(config),
-        ...(modules.length > 0 ? [DatabaseModule, ClockModule, MetricsModule.off()] : []),
+        ...(modules.length > 0 ? [DatabaseModule.forCommands(), ClockModule, MetricsModule.off()] : []),
         ...modules,
       ],
     };
@@ -101,6 +102,9 @@ async function main(argv: string[]): Promise<void> {
   // Arguments are checked before the database is opened: a typo answers at once.
   const execute = command.parse(given);
   const config = loadConfig(process.env, FEATURE_SETTINGS);
+  // stdout carries only the command's output; warnings and errors go to stderr as JSON lines.
+  const logger = new PinoNestLogger(createRootLogger({ level: 'warn', destination: pino.destination(2) }));
+  for (const line of lookalikeSettingsOf(config)) logger.warn(line, 'Config');
   // A live configuration never opens its database for a sandbox command.
   if (command.sandboxOnly && !config.isSandbox) {
     throw new Error(
@@ -108,8 +112,6 @@ async function main(argv: string[]): Promise<void> {
         "Run it with the sandbox's settings: API_ENVIRONMENT=sandbox and the sandbox's DATABASE_URL or DATA_DIR.",
     );
   }
-  // stdout carries only the command's output; warnings and errors go to stderr as JSON lines.
-  const logger = new PinoNestLogger(createRootLogger({ level: 'warn', destination: pino.destination(2) }));
   const context = await NestFactory.createApplicationContext(OperatorModule.forRoot(config, command.modules ?? []), {
     logger,
     abortOnError: false,

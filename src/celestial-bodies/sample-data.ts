@@ -63,7 +63,7 @@ export class SampleData implements OnApplicationBootstrap {
     if (!this.adapterHost.httpAdapter) return;
     const setting = this.settings.SEED_SAMPLE_DATA;
     const automatic = setting === undefined;
-    if (setting === false || (automatic && this.config.DATABASE_URL && !this.config.isSandbox)) return;
+    if (setting === false || (automatic && this.config.postgresUrl && !this.config.isSandbox)) return;
     const added = await this.unitOfWork.run(async (tx) => {
       await this.repository.lockSampleData(tx);
       if (automatic && (await this.repository.hasAnyPlanet(tx))) return 0;

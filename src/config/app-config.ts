@@ -1,14 +1,28 @@
 import proxyAddr from '@fastify/proxy-addr';
 import { Transform } from 'class-transformer';
-import { IsEnum, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
+import {
+  IsEnum,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateBy,
+  ValidateIf,
+} from 'class-validator';
 
 import { API_ENVIRONMENTS, type ApiEnvironment } from '../common/auth/api-key-format';
 import { isPlainHost } from '../common/http/location';
+import { lookalikeWarnings } from './lookalike-settings';
 import {
   ConfigValidationError,
   contextOf,
   emptyToUndefined,
   readSettings,
+  settingNames,
   type SettingsClass,
   toIntSetting,
 } from './settings';
@@ -18,6 +32,9 @@ export enum NodeEnv {
   Production = 'production',
   Test = 'test',
 }
+
+/** The value of DATABASE_URL that asks for the embedded database by name (required so in production). */
+export const EMBEDDED_DATABASE = 'embedded';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -143,10 +160,19 @@ export class AppConfig {
   @IsIn(LOG_FORMATS)
   LOG_FORMAT: LogFormat = 'auto';
 
-  /** PostgreSQL connection string; when absent the embedded database in DATA_DIR is used. */
+  /**
+   * PostgreSQL connection string, or `embedded` for the embedded database in DATA_DIR, which is
+   * also what an absent one means outside production. Production requires it: a misspelt
+   * name would otherwise start the service on an empty embedded database.
+   */
   @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  @ValidateIf((c: AppConfig) => c.NODE_ENV === NodeEnv.Production || c.DATABASE_URL !== undefined)
+  @Matches(/^(postgres(ql)?:\/\/|embedded$)/, {
+    message: ({ value }) =>
+      value === undefined
+        ? `DATABASE_URL must be set in production: a postgres:// URL, or DATABASE_URL=${EMBEDDED_DATABASE} for the embedded database in DATA_DIR`
+        : `DATABASE_URL must be a postgres:// or postgresql:// URL, or DATABASE_URL=${EMBEDDED_DATABASE} for the embedded database in DATA_DIR`,
+  })
   DATABASE_URL?: string;
 
   @IsString()
@@ -296,6 +322,11 @@ export class AppConfig {
     return this.API_ENVIRONMENT === 'sandbox';
   }
 
+  /** The PostgreSQL server's URL; undefined: the embedded database in DATA_DIR. */
+  get postgresUrl(): string | undefined {
+    return this.DATABASE_URL === EMBEDDED_DATABASE ? undefined : this.DATABASE_URL;
+  }
+
   get isProduction(): boolean {
     return this.NODE_ENV === NodeEnv.Production;
   }
@@ -331,9 +362,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, features: reado
     problems.push(...feature.problems);
     source.features.set(Class, feature.settings);
   }
-  if (problems.length > 0) throw new ConfigValidationError(problems);
+  // A misspelt name is often why a setting is missing: the refusal says so too.
+  if (problems.length > 0) throw new ConfigValidationError([...problems, ...lookalikes(env, features)]);
   sources.set(config, source);
   return config;
+}
+
+const lookalikes = (env: NodeJS.ProcessEnv, features: Iterable<SettingsClass>): string[] =>
+  lookalikeWarnings(env, [AppConfig, ...features].flatMap(settingNames));
+
+/**
+ * One warning line per variable of the environment `config` was read from that looks like a
+ * setting of AppConfig or of the features read with it, without being one. Each entry point
+ * logs them at start.
+ */
+export function lookalikeSettingsOf(config: AppConfig): string[] {
+  const source = sources.get(config);
+  return source ? lookalikes(source.env, source.features.keys()) : [];
 }
 
 /**

@@ -37,6 +37,7 @@ export class ConfigValidationError extends Error {
 /** A setting's value as an error message may show it: no secrets, no passwords in URLs. */
 function displayValue(name: string, value: unknown): string {
   if (/KEY|SECRET|PASSWORD/.test(name)) return '(hidden)';
+  if (value === undefined) return '(unset)';
   if (typeof value === 'string' && name.endsWith('_URL')) {
     return JSON.stringify(value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@'));
   }

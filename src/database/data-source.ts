@@ -13,7 +13,7 @@ export interface OpenedDatabase {
 
 type DatabaseConfig = Pick<
   AppConfig,
-  | 'DATABASE_URL'
+  | 'postgresUrl'
   | 'DATA_DIR'
   | 'DATABASE_POOL_SIZE'
   | 'DATABASE_STATEMENT_TIMEOUT_MS'
@@ -42,11 +42,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenedDataba
     migrationsRun: false,
   } as const;
 
-  if (config.DATABASE_URL) {
+  if (config.postgresUrl) {
     const options: DataSourceOptions = {
       ...common,
       subscribers: [DiscardBrokenConnections],
-      url: config.DATABASE_URL,
+      url: config.postgresUrl,
       poolSize: config.DATABASE_POOL_SIZE,
       extra: {
         // Sent as startup parameters, so they hold for every connection in the pool:

@@ -1,10 +1,11 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown, Provider } from '@nestjs/common';
+import { DynamicModule, Inject, Logger, Module, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import type { DataSource, DataSourceOptions } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
 import { openDatabase, type OpenedDatabase } from './data-source';
 import { DatabaseHealth } from './database-health';
+import { refuseOtherEnvironment, stampEnvironment } from './environment-stamp';
 import { runMigrationsLocked } from './migration-runner';
 import { RowLockGate } from './row-lock-gate';
 import { UnitOfWork } from './unit-of-work';
@@ -33,15 +34,24 @@ export async function closeDatabaseOpenedWith(config: AppConfig): Promise<void> 
   if (opened) await closeOpened(opened);
 }
 
-/** Opens the database, runs the migrations under a lock, and closes it all again if either fails. */
-async function openAndMigrate(config: AppConfig): Promise<OpenedDatabase> {
+/**
+ * Opens the database, refuses it when it is another environment's, runs the migrations
+ * under a lock (refusing a schema with migrations this build does not know), stamps it with
+ * this environment when `stamp` and it has none yet, and closes it all again if any fails.
+ */
+async function openAndMigrate(config: AppConfig, stamp: boolean): Promise<OpenedDatabase> {
   const logger = new Logger('Database');
   const opened = await openDatabase(config);
   try {
     await opened.dataSource.initialize();
+    // Before migrating: a database of the other environment is not changed at all.
+    await refuseOtherEnvironment(opened.dataSource, config.API_ENVIRONMENT);
     const applied = await runMigrationsLocked(opened.dataSource);
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
-    logger.log(config.DATABASE_URL ? 'Connected to PostgreSQL' : `Embedded PostgreSQL in ${config.DATA_DIR}`);
+    if (stamp && (await stampEnvironment(opened.dataSource, config.API_ENVIRONMENT))) {
+      logger.log(`Stamped the database ${config.API_ENVIRONMENT}: a server or CLI of the other environment refuses it`);
+    }
+    logger.log(config.postgresUrl ? 'Connected to PostgreSQL' : `Embedded PostgreSQL in ${config.DATA_DIR}`);
     return opened;
   } catch (err) {
     await closeOpened(opened);
@@ -49,15 +59,15 @@ async function openAndMigrate(config: AppConfig): Promise<OpenedDatabase> {
   }
 }
 
-const openedDatabase: Provider = {
+const openedDatabase = (stamp: boolean): Provider => ({
   provide: OPENED_DATABASE,
   inject: [AppConfig],
   useFactory: (config: AppConfig): Promise<OpenedDatabase> => {
-    const opening = openAndMigrate(config);
+    const opening = openAndMigrate(config, stamp);
     openedWith.set(config, opening);
     return opening;
   },
-};
+});
 
 class DatabaseLifecycle implements OnApplicationShutdown {
   constructor(
@@ -77,28 +87,46 @@ class DatabaseLifecycle implements OnApplicationShutdown {
 /** What the options factory hands the data source factory: the DataSource, opened. */
 type OpenedOptions = TypeOrmModuleOptions & { opened: OpenedDatabase };
 
-@Global()
-@Module({
-  imports: [
-    // The DataSource under TypeOrmModule's token, which for the default connection is the
-    // DataSource class: constructor injection and @InjectDataSource() both find it.
-    // TypeOrmModule's factory only builds a DataSource from options and initializes it;
-    // ours is opened beforehand (the embedded database around it, migrations under a
-    // lock, both closed again on a failed start) and handed through as it is.
-    // - extraProviders: the opening and its shutdown live in TypeOrmModule's own module,
-    //   where its options factory can inject them, and our hook runs before its own.
-    // - toRetry: never. Its default is 10 attempts 3 s apart (retryAttempts: 0 would still
-    //   log a "Retrying" line); a database that is down stops the start at once, as it
-    //   should for a service that an orchestrator restarts.
-    TypeOrmModule.forRootAsync({
-      extraProviders: [openedDatabase, DatabaseLifecycle],
-      inject: [OPENED_DATABASE],
-      useFactory: (opened: OpenedDatabase): OpenedOptions => ({ opened, toRetry: () => false }),
-      dataSourceFactory: (options?: DataSourceOptions): Promise<DataSource> =>
-        Promise.resolve((options as unknown as OpenedOptions).opened.dataSource),
-    }),
-  ],
-  providers: [RowLockGate, UnitOfWork, DatabaseHealth],
-  exports: [UnitOfWork, DatabaseHealth],
-})
-export class DatabaseModule {}
+/**
+ * The database for the whole application, global. forServer: a server stamps an unstamped
+ * database with its environment. forCommands: the operator CLI only checks the stamp, so that
+ * a command run with the wrong settings (a sandbox's on the live database) cannot stamp it.
+ */
+@Module({})
+export class DatabaseModule {
+  static forServer(): DynamicModule {
+    return databaseModule(true);
+  }
+
+  static forCommands(): DynamicModule {
+    return databaseModule(false);
+  }
+}
+
+function databaseModule(stamp: boolean): DynamicModule {
+  return {
+    module: DatabaseModule,
+    global: true,
+    imports: [
+      // The DataSource under TypeOrmModule's token, which for the default connection is the
+      // DataSource class: constructor injection and @InjectDataSource() both find it.
+      // TypeOrmModule's factory only builds a DataSource from options and initializes it;
+      // ours is opened beforehand (the embedded database around it, migrations under a
+      // lock, both closed again on a failed start) and handed through as it is.
+      // - extraProviders: the opening and its shutdown live in TypeOrmModule's own module,
+      //   where its options factory can inject them, and our hook runs before its own.
+      // - toRetry: never. Its default is 10 attempts 3 s apart (retryAttempts: 0 would still
+      //   log a "Retrying" line); a database that is down stops the start at once, as it
+      //   should for a service that an orchestrator restarts.
+      TypeOrmModule.forRootAsync({
+        extraProviders: [openedDatabase(stamp), DatabaseLifecycle],
+        inject: [OPENED_DATABASE],
+        useFactory: (opened: OpenedDatabase): OpenedOptions => ({ opened, toRetry: () => false }),
+        dataSourceFactory: (options?: DataSourceOptions): Promise<DataSource> =>
+          Promise.resolve((options as unknown as OpenedOptions).opened.dataSource),
+      }),
+    ],
+    providers: [RowLockGate, UnitOfWork, DatabaseHealth],
+    exports: [UnitOfWork, DatabaseHealth],
+  };
+}

@@ -1,27 +1,92 @@
-import { DataSource, MigrationExecutor } from 'typeorm';
+import { DataSource, MigrationExecutor, type QueryRunner } from 'typeorm';
 
 import { ADVISORY_LOCKS } from './advisory-locks';
 
+/** The database holds migrations this build does not have: a newer build migrated it. */
+export class UnknownMigrationsError extends Error {
+  constructor(readonly names: string[]) {
+    super(
+      `The database has migrations this build does not know: ${names.join(', ')}. A newer build migrated it: ` +
+        'run that build, or revert them with its `migration revert` before starting this one.',
+    );
+    this.name = 'UnknownMigrationsError';
+  }
+}
+
+export interface MigrationStatus {
+  /** In the order they were applied: `migration revert` takes back the last one. */
+  applied: string[];
+  pending: string[];
+  /** Applied to the database, and not in this build. */
+  unknown: string[];
+}
+
 /**
- * Runs pending migrations while holding a PostgreSQL advisory lock, so that instances
- * starting together apply each migration once: the others wait, then find nothing to do.
- * Everything runs on one connection, which also keeps the one-connection embedded
- * database from waiting on itself.
+ * Runs `work` on one connection while holding the migrations' PostgreSQL advisory lock, so
+ * that instances (and the CLI) never change the schema at the same time: the others wait,
+ * then find nothing to do. One connection also keeps the one-connection embedded database
+ * from waiting on itself.
  */
-export async function runMigrationsLocked(dataSource: DataSource): Promise<string[]> {
-  const queryRunner = dataSource.createQueryRunner();
+async function underMigrationLock<T>(dataSource: DataSource, work: (executor: MigrationExecutor) => Promise<T>) {
+  const queryRunner: QueryRunner = dataSource.createQueryRunner();
   await queryRunner.connect();
   try {
     await queryRunner.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.migrations]);
     try {
       const executor = new MigrationExecutor(dataSource, queryRunner);
       executor.transaction = 'each';
-      const applied = await executor.executePendingMigrations();
-      return applied.map((m) => m.name);
+      return await work(executor);
     } finally {
       await queryRunner.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.migrations]);
     }
   } finally {
     await queryRunner.release();
   }
+}
+
+const timestampOf = (name: string): number => Number(/\d{13}$/.exec(name)?.[0] ?? 0);
+
+async function statusOf(dataSource: DataSource, executor: MigrationExecutor): Promise<MigrationStatus> {
+  // In the order TypeORM runs them: by the timestamp that ends each name.
+  const known = dataSource.migrations
+    .map((migration) => migration.name ?? migration.constructor.name)
+    .sort((a, b) => timestampOf(a) - timestampOf(b));
+  // Newest first, as TypeORM reads them (by id).
+  const executed = (await executor.getExecutedMigrations()).map((migration) => migration.name).reverse();
+  return {
+    applied: executed.filter((name) => known.includes(name)),
+    pending: known.filter((name) => !executed.includes(name)),
+    unknown: executed.filter((name) => !known.includes(name)),
+  };
+}
+
+/** Which migrations are applied, pending, and applied but not in this build; changes nothing. */
+export function migrationStatus(dataSource: DataSource): Promise<MigrationStatus> {
+  return underMigrationLock(dataSource, (executor) => statusOf(dataSource, executor));
+}
+
+/**
+ * Runs the pending migrations under the lock and returns their names. Refuses, before running
+ * any, a database that holds migrations this build does not know: its code would run on a
+ * schema it was not written for.
+ */
+export function runMigrationsLocked(dataSource: DataSource): Promise<string[]> {
+  return underMigrationLock(dataSource, async (executor) => {
+    const { unknown } = await statusOf(dataSource, executor);
+    if (unknown.length > 0) throw new UnknownMigrationsError(unknown);
+    const applied = await executor.executePendingMigrations();
+    return applied.map((m) => m.name);
+  });
+}
+
+/** Reverts the newest applied migration under the lock; returns its name, or null when none is applied. */
+export function revertLastMigrationLocked(dataSource: DataSource): Promise<string | null> {
+  return underMigrationLock(dataSource, async (executor) => {
+    const { applied, unknown } = await statusOf(dataSource, executor);
+    if (unknown.length > 0) throw new UnknownMigrationsError(unknown);
+    const newest = applied.at(-1);
+    if (newest === undefined) return null;
+    await executor.undoLastMigration();
+    return newest;
+  });
 }

@@ -46,7 +46,7 @@ export class RowLockGate {
     private readonly dataSource: DataSource,
     config: AppConfig,
   ) {
-    this.embedded = !config.DATABASE_URL;
+    this.embedded = !config.postgresUrl;
     this.connections = new Semaphore(Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)));
     this.timeoutMs = config.DATABASE_LOCK_TIMEOUT_MS;
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
-import { ADVISORY_LOCKS, managerOf, type Transaction } from '../database';
+import type { ApiEnvironment } from '../common/auth';
+import { ADVISORY_LOCKS, environmentStampOf, managerOf, type Transaction } from '../database';
 
 @Injectable()
 export class SandboxRepository {
@@ -13,6 +14,11 @@ export class SandboxRepository {
       ADVISORY_LOCKS.migrations,
       ADVISORY_LOCKS.sandboxReset,
     ]);
+  }
+
+  /** The environment the database is stamped for (null: not stamped yet). */
+  environmentStamp(tx: Transaction): Promise<ApiEnvironment | null> {
+    return environmentStampOf(managerOf(tx));
   }
 
   /**

@@ -46,6 +46,18 @@ export class SandboxService {
     }
     return this.unitOfWork.run(async (tx) => {
       await this.repository.lockForReset(tx);
+      // Only a database a sandbox server stamped: one no server has started on since the
+      // stamp came (an upgraded live database among them) is refused as well.
+      const stamp = await this.repository.environmentStamp(tx);
+      if (stamp !== 'sandbox') {
+        throw new NotASandboxError(
+          `This database is ${stamp === null ? 'not stamped' : `stamped ${stamp}`}, not sandbox: nothing was changed. ` +
+            'A database is stamped by the first server that starts on it; start the sandbox server on it first, ' +
+            "and check DATABASE_URL (or DATA_DIR): it must be the sandbox's own database.",
+        );
+      }
+      // A second guard, for a live database that a sandbox server was started on by mistake
+      // before any live one stamped it: its generated live keys still give it away.
       if (await this.regionKeys.hasIssuedLiveKeys(tx)) {
         throw new NotASandboxError(
           'This database holds live keys (rk_…): it is not a sandbox database, though API_ENVIRONMENT is sandbox. Nothing was changed. ' +

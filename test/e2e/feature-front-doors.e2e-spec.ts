@@ -243,7 +243,7 @@ describe('the same modules in an application context, as the operator CLI makes 
         module: OperatorContextModule,
         imports: [
           ConfigModule.forRoot(config),
-          DatabaseModule,
+          DatabaseModule.forCommands(),
           ClockModule,
           MetricsModule.off(),
           ProbeModule,

@@ -128,6 +128,7 @@ describe('start and stop', () => {
       DATA_DIR: dataDir,
       PORT: String(await freePort()),
       NODE_ENV: 'production',
+      DATABASE_URL: 'embedded',
       JWT_SECRET: 'a-production-secret-of-at-least-32-characters',
     });
     try {
@@ -150,6 +151,7 @@ describe('start and stop', () => {
       DATA_DIR: dataDir,
       PORT: String(port),
       NODE_ENV: 'production',
+      DATABASE_URL: 'embedded',
       JWT_SECRET: 'a-production-secret-of-at-least-32-characters',
       INITIAL_REGION_API_KEY: key,
       INITIAL_REGION_NAME: 'Operator region',
