@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { IdempotencyModule } from '../common/idempotency';
 import { ConfigModule } from '../config';
 import { UsersModule } from '../users';
 import { CelestialBodiesController } from './celestial-bodies.controller';
@@ -17,7 +18,7 @@ import { UploadSlots } from './upload-slots';
  * Other features reach planets through PlanetsLookup.
  */
 @Module({
-  imports: [ConfigModule.forFeature(CelestialBodiesSettings), UsersModule],
+  imports: [ConfigModule.forFeature(CelestialBodiesSettings), UsersModule, IdempotencyModule],
   controllers: [PlanetsController, CelestialBodiesController],
   providers: [CelestialBodiesRepository, CelestialBodiesService, PlanetsLookup, SampleSeeder, SampleData, UploadSlots],
   exports: [PlanetsLookup, SampleSeeder],

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 
+import { IdempotencyModule } from '../common/idempotency';
 import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
@@ -19,7 +20,7 @@ import { RegionKeysSettings } from './region-keys.settings';
  * does its work only in the server (see there).
  */
 @Module({
-  imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule],
+  imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],
   controllers: [RegionKeysController],
   providers: [
     RegionKeysRepository,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { IdempotencyModule } from '../common/idempotency';
 import { RateLimitModule } from '../common/rate-limit';
 import { ConfigModule } from '../config';
 import { PasswordHasher } from './password-hasher';
@@ -9,7 +10,7 @@ import { UsersService } from './users.service';
 import { UsersSettings } from './users.settings';
 
 @Module({
-  imports: [ConfigModule.forFeature(UsersSettings), RateLimitModule],
+  imports: [ConfigModule.forFeature(UsersSettings), RateLimitModule, IdempotencyModule],
   controllers: [UsersController],
   providers: [UsersRepository, UsersService, PasswordHasher],
   exports: [UsersService, PasswordHasher],

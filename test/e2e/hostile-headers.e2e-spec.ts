@@ -229,9 +229,14 @@ it('answers PUT and DELETE with any If-Match and If-None-Match as RFC 9110 secti
           ifMatch === undefined ||
           ifMatch.trim() === '*' ||
           tags(ifMatch).some((tag) => !tag.weak && tag.opaque === opaque);
+        // A change fails closed on a value outside the grammar: `*` or 1#entity-tag (RFC 9110 sections 8.8.3, 13.1.2).
+        const entityTag = String.raw`(W\/)?"[\x21\x23-\x7e\x80-\xff]*"`;
+        const tagList = new RegExp(String.raw`^[\t ,]*${entityTag}([\t ]*,[\t ,]*${entityTag})*[\t ,]*$`);
         const noneMatchHolds =
           ifNoneMatch === undefined ||
-          (ifNoneMatch.trim() !== '*' && !tags(ifNoneMatch).some((tag) => tag.opaque === opaque));
+          (ifNoneMatch.trim() !== '*' &&
+            tagList.test(ifNoneMatch) &&
+            !tags(ifNoneMatch).some((tag) => tag.opaque === opaque));
         const expected = matchHolds && noneMatchHolds ? (method === 'PUT' ? 200 : 204) : 412;
         expect({ method, ifMatch, ifNoneMatch, status: res.statusCode }).toEqual({
           method,

@@ -225,6 +225,22 @@ describe('JSON bodies that are not UTF-8', () => {
     }
   });
 
+  it.each(['utf-16', 'latin1', 'ISO-8859-1', '"windows-1252"'])(
+    'refuses a JSON body declared as charset=%s with a 415 problem, and takes utf-8 however it is written',
+    async (charset) => {
+      const send = (contentType: string) =>
+        t.request({
+          method: 'POST',
+          url: '/planets',
+          headers: { 'content-type': contentType, authorization: alice.basic },
+          payload: JSON.stringify({ name: 'Declared' }),
+        });
+      expect(expectProblem(await send(`application/json; charset=${charset}`), 415).detail).toMatch(/UTF-8/);
+      expect((await send('application/json; charset=UTF-8')).statusCode).toBe(201);
+      expect((await send('application/json;charset="utf-8"')).statusCode).toBe(201);
+    },
+  );
+
   it('still takes every valid UTF-8 text, a byte order mark and four-byte characters included', async () => {
     const res = await t.request({
       method: 'POST',

@@ -90,7 +90,8 @@ describe('a key create with an Idempotency-Key', () => {
     expect(fresh).toHaveLength(1);
     for (const res of answers.filter((r) => r.statusCode !== 201)) {
       expectProblem(res, 409, 'idempotent-request-in-progress');
-      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // A create takes milliseconds: a second, not the minute the claim's lease may last.
+      expect(res.headers['retry-after']).toBe('1');
     }
     expect(await activeKeys()).toBe(2);
   });
@@ -118,6 +119,36 @@ describe('a key create with an Idempotency-Key', () => {
       });
     expectProblem(await roll(), 404, 'not-found');
     expectProblem(await roll(), 404, 'not-found');
+  });
+
+  it("never replays to a key of the region that could not have made the request: the scope holds the caller's permissions", async () => {
+    const key = randomUUID();
+    const body = { description: 'read-only', permissions: ['region:read'] };
+    const first = await createKey(key, body);
+    expect(first.statusCode).toBe(201);
+    const writeOnly = (await createKey(undefined, { description: 'write only', permissions: ['keys:write'] })).json<{
+      key: string;
+    }>().key;
+    const asWriteOnly = () =>
+      t.request({
+        method: 'POST',
+        url: '/auth/region/api-keys',
+        headers: { 'x-api-key': writeOnly, 'idempotency-key': key },
+        payload: body,
+      });
+    // It may not grant region:read: refused as without the header, never handed the first key's secret.
+    const refused = await asWriteOnly();
+    expectProblem(refused, 403, 'insufficient-permission');
+    expect(refused.body).not.toContain(first.json<{ key: string }>().key);
+    // A key holding the same permissions as the first caller replays it.
+    const twin = (await createKey(undefined, { description: 'twin' })).json<{ key: string }>().key;
+    const replayed = await t.request({
+      method: 'POST',
+      url: '/auth/region/api-keys',
+      headers: { 'x-api-key': twin, 'idempotency-key': key },
+      payload: body,
+    });
+    expect([replayed.statusCode, replayed.headers['idempotent-replayed']]).toEqual([201, 'true']);
   });
 
   it('is scoped to the caller: another region may use the same key', async () => {

@@ -505,9 +505,11 @@ describe('OpenAPI document', () => {
     const doc = (await get('/docs-json')).json();
     const user = [{ basicAuth: [] }, { bearerAuth: [] }];
     const auth = ['401', '429'];
+    // A create retried with Idempotency-Key: 409 while the first is running, 422 for another body.
+    const retried = ['409', '422'];
     const operations = [
       ['/planets', 'get', 'getAllData', 'Planets', [], ['200', '400', '503']],
-      ['/planets', 'post', 'createPlanet', 'Planets', user, ['201', '400', '413', '415', '503', ...auth]],
+      ['/planets', 'post', 'createPlanet', 'Planets', user, ['201', '400', '413', '415', '503', ...auth, ...retried]],
       ['/planets/{planetId}', 'get', 'getPlanet', 'Planets', [], ['200', '304', '400', '404', '503']],
       [
         '/planets/{planetId}',
@@ -531,7 +533,7 @@ describe('OpenAPI document', () => {
         'uploadImage',
         'Planets',
         user,
-        ['200', '400', '403', '404', '408', '413', '415', '503', ...auth],
+        ['200', '400', '403', '404', '408', '413', '415', '503', ...auth, ...retried],
       ],
       ['/planets/{planetId}/image', 'get', 'getPlanetImage', 'Planets', [], ['200', '304', '400', '404', '503']],
       [
@@ -540,7 +542,7 @@ describe('OpenAPI document', () => {
         'createCelestialBody',
         'Celestial Bodies',
         user,
-        ['201', '400', '404', '413', '415', '503', ...auth],
+        ['201', '400', '404', '413', '415', '503', ...auth, ...retried],
       ],
     ] as const;
     for (const [path, method, operationId, tag, security, statuses] of operations) {

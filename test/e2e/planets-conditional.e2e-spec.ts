@@ -204,6 +204,17 @@ describe('PUT and DELETE with If-None-Match (RFC 9110, section 13.1.2)', () => {
     expect((await del(alice, planet.id, { 'if-none-match': etag })).statusCode).toBe(204);
   });
 
+  it('refuses a malformed If-None-Match with 412 rather than changing the planet unconditionally', async () => {
+    const planet = await createPlanet(t, alice, { description: 'Kept' });
+    const current = await get(planet.id);
+    for (const ifNoneMatch of ['garbage', '*, "x"', '', ';', 'W/', '"x" garbage']) {
+      const changed = await put(alice, planet.id, { name: 'Overwritten' }, { 'if-none-match': ifNoneMatch });
+      expect(expectProblem(changed, 412).detail).toMatch(/If-None-Match/);
+      expectPreconditionFailed(await del(alice, planet.id, { 'if-none-match': ifNoneMatch }));
+    }
+    expect((await get(planet.id)).json()).toEqual(current.json());
+  });
+
   it('checks If-Match first, then If-None-Match', async () => {
     const planet = await createPlanet(t, alice);
     const etag = await etagOf(planet.id);

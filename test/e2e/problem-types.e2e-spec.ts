@@ -101,6 +101,8 @@ describe('the registry and the OpenAPI document', () => {
     expect(statusOf('/auth/region/api-keys/{id}/roll', 'post', '409')).toEqual([
       'api-key-already-rolled',
       'api-key-limit',
+      'idempotent-answer-lost',
+      'idempotent-request-in-progress',
       'last-api-key',
     ]);
     expect(statusOf('/auth/regions/me', 'get', '403')).toEqual(['address-not-allowed', 'insufficient-permission']);

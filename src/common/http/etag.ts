@@ -59,6 +59,19 @@ export function ifNoneMatchHit(header: string | undefined, etag: string): string
   return parseEntityTags(header).find((tag) => tag.opaque === current)?.text;
 }
 
+const TAG = String.raw`(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"`;
+/** 1#entity-tag (RFC 9110, sections 5.6.1 and 8.8.3), empty list elements allowed. */
+const TAG_LIST = new RegExp(String.raw`^[\t ,]*${TAG}(?:[\t ]*,[\t ,]*${TAG})*[\t ,]*$`);
+
+/**
+ * Whether an If-Match or If-None-Match value follows the grammar: `*` alone, or a
+ * comma-separated list of entity tags. A change fails closed on anything else, since a client
+ * that sent a condition meant it to hold (a read may ignore it).
+ */
+export function wellFormedCondition(header: string): boolean {
+  return header.trim() === '*' || TAG_LIST.test(header);
+}
+
 /**
  * If-Match (RFC 9110, section 13.1.1): `*` holds for any current representation; otherwise
  * one of the listed tags must match strongly (a weak tag never does). A tag of the same

@@ -4,7 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 
 import { DomainError, type FieldError } from '../problem/problem';
-import { MALFORMED_JSON } from '../problem/problem-types';
+import { MALFORMED_JSON, UNSUPPORTED_MEDIA_TYPE } from '../problem/problem-types';
 
 /** A JSON body whose bytes are not UTF-8: not JSON text at all (RFC 8259, section 8.1). */
 export class BodyNotUtf8Error extends DomainError {
@@ -17,6 +17,22 @@ export class BodyNotUtf8Error extends DomainError {
   }
 }
 
+/** A JSON body declared in another charset: JSON is UTF-8 (RFC 8259, section 8.1), and is read as such. */
+export class BodyCharsetError extends DomainError {
+  constructor(charset: string) {
+    super(
+      UNSUPPORTED_MEDIA_TYPE,
+      `A JSON body is UTF-8; this one is declared as charset=${charset.slice(0, 40)}. Send it as UTF-8, with charset=utf-8 or no charset.`,
+    );
+  }
+}
+
+/** The charset parameter of a Content-Type, lower-cased, when there is one. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([\w!#$%&'*+.^`|~-]+)/i.exec(contentType ?? '');
+  return match?.[1].toLowerCase();
+}
+
 /**
  * Fastify's JSON parser, behind a check that the body is UTF-8. The parser decodes a
  * buffer leniently, so bytes that are not UTF-8 became U+FFFD and were stored as such,
@@ -27,6 +43,11 @@ export function registerJsonBodyParser(app: NestFastifyApplication, bodyLimit: n
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (request, body, done) => {
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new BodyCharsetError(charset), undefined);
+      return;
+    }
     if (!isUtf8(body)) {
       done(new BodyNotUtf8Error(), undefined);
       return;

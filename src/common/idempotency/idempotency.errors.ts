@@ -19,7 +19,7 @@ export const IDEMPOTENT_REQUEST_IN_PROGRESS = defineProblemType({
   meaning:
     'A request with this Idempotency-Key is still being carried out (a retry sent before the first attempt was answered). Nothing was done for this one.',
   action: "Retry with the same key after the time given in Retry-After: you then get the first attempt's answer.",
-  exampleDetail: 'A request with this Idempotency-Key is still in progress; retry after 5 seconds.',
+  exampleDetail: 'A request with this Idempotency-Key is still in progress; retry after 1 second.',
 });
 
 export const IDEMPOTENT_ANSWER_LOST = defineProblemType({
@@ -40,13 +40,17 @@ export class IdempotencyKeyReusedError extends DomainError {
   }
 }
 
+/**
+ * A duplicate of a request still at work. Retry-After is a second: a create takes
+ * milliseconds, and the lease (up to a minute) only bounds a holder that died.
+ */
 export class IdempotentRequestInProgressError extends DomainError {
-  constructor(retryAfterSeconds: number) {
+  constructor() {
     super(
       IDEMPOTENT_REQUEST_IN_PROGRESS,
-      `A request with this Idempotency-Key is still in progress; retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
+      'A request with this Idempotency-Key is still in progress; retry after 1 second.',
     );
-    this.headers['Retry-After'] = String(retryAfterSeconds);
+    this.headers['Retry-After'] = '1';
   }
 }
 

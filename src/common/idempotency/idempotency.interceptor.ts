@@ -48,10 +48,16 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * Whose keys these are. A region's keys are shared by its keys that hold the same
+ * permissions: a replay hands over the first answer (a new key's secret, too) without running
+ * the route's permission checks again, so a key may only replay what it could have asked for.
+ */
 function scopeOf(request: FastifyRequest, scope: IdempotentOptions['scope']): string {
   if (scope === 'client-address') return `client:${clientAddressKey(request.ip)}`;
-  const caller = (request as FastifyRequest & { user?: { regionId?: string; id?: number } }).user;
-  if (caller?.regionId) return `region:${caller.regionId}`;
+  const caller = (request as FastifyRequest & { user?: { regionId?: string; id?: number; permissions?: string[] } })
+    .user;
+  if (caller?.regionId) return `region:${caller.regionId}:${[...(caller.permissions ?? [])].sort().join(',')}`;
   if (caller?.id !== undefined) return `user:${caller.id}`;
   throw new Error('@Idempotent({ scope: "caller" }) on a route without an authenticated caller');
 }
@@ -101,7 +107,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const markCommitted: BeforeCommit = async (manager) => {
       if (!attempt.active || !attempt.claimed) return;
       if (!(await this.claims.markCommitted(manager, keys.keyHash, attempt.token)))
-        throw new IdempotentRequestInProgressError(1);
+        throw new IdempotentRequestInProgressError();
       attempt.maybeCommitted = true;
     };
     try {
@@ -139,12 +145,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (!held.fingerprint.equals(fingerprint)) throw new IdempotencyKeyReusedError();
       // Committed and about to keep its answer: the answer is on its way, not lost.
       if (held.state === 'running' || (held.state === 'committed' && held.leaseLive))
-        throw new IdempotentRequestInProgressError(held.leaseSecondsLeft);
+        throw new IdempotentRequestInProgressError();
       const plain = held.state === 'done' && held.answer ? this.cipher.decrypt(keys, held.answer) : null;
       if (plain === null) throw new IdempotentAnswerLostError();
       throw new ReplayFound(JSON.parse(plain) as KeptAnswer);
     }
-    throw new IdempotentRequestInProgressError(1);
+    throw new IdempotentRequestInProgressError();
   }
 
   /** Keeps the answer for replays. A failure here costs replays, not the answer: the client still gets it. */

@@ -17,7 +17,11 @@ function answerCipher(settings: ServerSecret): AnswerCipher {
   return new AnswerCipher(randomBytes(32).toString('base64url'));
 }
 
-/** What @Idempotent() routes need, wherever they are: global, imported once by CommonModule. */
+/**
+ * What @Idempotent() routes need. Each feature module with such routes imports it, so that its
+ * controllers resolve the interceptor in any context (the server, or the operator CLI, which
+ * has no CommonModule); global and static, so there is one instance however often imported.
+ */
 @Global()
 @Module({
   imports: [ConfigModule.forFeature(ServerSecret)],

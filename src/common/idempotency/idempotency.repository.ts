@@ -9,8 +9,6 @@ export interface ClaimRow {
   answer: Buffer | null;
   /** Its holder may still be at work (and store the answer of what it committed). */
   leaseLive: boolean;
-  /** Whole seconds until the lease ends (at least 1). */
-  leaseSecondsLeft: number;
 }
 
 // Each new claim removes at most this many expired rows: the table holds about a day's
@@ -52,8 +50,7 @@ export class IdempotencyRepository {
 
   async find(keyHash: Buffer): Promise<ClaimRow | null> {
     const rows: ClaimRow[] = await this.dataSource.query(
-      `SELECT fingerprint, state, answer, lease_until > now() AS "leaseLive",
-              greatest(1, ceil(extract(epoch FROM lease_until - now())))::int AS "leaseSecondsLeft"
+      `SELECT fingerprint, state, answer, lease_until > now() AS "leaseLive"
          FROM idempotency_keys WHERE key_hash = $1 AND expires_at > now()`,
       [keyHash],
     );

@@ -7,8 +7,12 @@ import { jsonShapeErrors } from './json-shape';
 // rules too, whose messages would then be untrue ("days must not be greater than 90" for 7.5).
 const TYPE_RULES = new Set(['isArray', 'isBoolean', 'isInt', 'isNumber', 'isObject', 'isString']);
 
-/** The messages of a field's failed rules: the type's alone when the value has the wrong type. */
+/**
+ * The messages of a field's failed rules: a missing value's alone (its type rules fail too),
+ * else the type's alone when the value has the wrong type.
+ */
 function messagesOf(constraints: Record<string, string>): string[] {
+  if (constraints.isDefined) return [constraints.isDefined];
   const typeRules = Object.keys(constraints).filter((rule) => TYPE_RULES.has(rule));
   return typeRules.length > 0 ? typeRules.map((rule) => constraints[rule]) : Object.values(constraints);
 }
