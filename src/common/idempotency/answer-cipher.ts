@@ -23,7 +23,14 @@ export interface KeyMaterial {
 export class AnswerCipher {
   private readonly serverSalt: Buffer;
 
-  constructor(serverSecret: string) {
+  /**
+   * @param ephemeral the secret was made at start (no JWT_SECRET): kept answers do not outlive
+   *   the process, nor reach another instance.
+   */
+  constructor(
+    serverSecret: string,
+    readonly ephemeral = false,
+  ) {
     this.serverSalt = Buffer.from(
       hkdfSync('sha256', serverSecret, Buffer.alloc(0), 'region-keys-api idempotent answers v1', 32),
     );

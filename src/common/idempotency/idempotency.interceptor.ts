@@ -71,6 +71,7 @@ function scopeOf(request: FastifyRequest, scope: IdempotentOptions['scope']): st
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger('Idempotency');
+  private warned = false;
 
   constructor(
     private readonly reflector: Reflector,
@@ -94,6 +95,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     options: IdempotentOptions,
     next: CallHandler,
   ): Promise<unknown> {
+    this.warnIfEphemeral();
     const keys = this.cipher.keysFor(scopeOf(request, options.scope), key);
     const described = [request.method, request.routeOptions.url, canonicalJson(request.params)].join('\n');
     const attempt: IdempotentAttempt = {
@@ -128,6 +130,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
       }
       throw err;
     }
+  }
+
+  // Said when the first key arrives, not at start: the operator CLI builds this too, and
+  // has no use for it.
+  private warnIfEphemeral(): void {
+    if (!this.cipher.ephemeral || this.warned) return;
+    this.warned = true;
+    this.logger.warn(
+      'JWT_SECRET is not set: answers kept for Idempotency-Key retries are encrypted with a random secret made at start. ' +
+        'After a restart, or on another instance, a retry is told its answer is lost (it is never carried out twice).',
+    );
   }
 
   /** Holds the key for this attempt, or throws what a duplicate gets (ReplayFound, 409, 422). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { Global, Logger, Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 
 import { ConfigModule } from '../../config/config.module';
 import { AnswerCipher } from './answer-cipher';
@@ -9,12 +9,9 @@ import { IdempotencyRepository } from './idempotency.repository';
 import { ServerSecret } from './server-secret';
 
 function answerCipher(settings: ServerSecret): AnswerCipher {
-  if (settings.JWT_SECRET) return new AnswerCipher(settings.JWT_SECRET);
-  new Logger('Idempotency').warn(
-    'JWT_SECRET is not set: answers kept for Idempotency-Key retries are encrypted with a random secret made at start. ' +
-      'After a restart, or on another instance, a retry is told its answer is lost (it is never carried out twice).',
-  );
-  return new AnswerCipher(randomBytes(32).toString('base64url'));
+  return settings.JWT_SECRET
+    ? new AnswerCipher(settings.JWT_SECRET)
+    : new AnswerCipher(randomBytes(32).toString('base64url'), true);
 }
 
 /**
