@@ -384,7 +384,9 @@ function report(name, outcome, target) {
   for (const r of outcome.results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
   const failures = outcome.results.filter(isFailure);
   const share = failures.length / outcome.results.length;
-  const window = failures.length ? `${((failures.at(-1).at - failures[0].at) / 1000).toFixed(1)} s` : '-';
+  // Between the first and the last failed request's sending (they end in another order).
+  const sentAt = failures.map((f) => f.at);
+  const window = failures.length ? `${((Math.max(...sentAt) - Math.min(...sentAt)) / 1000).toFixed(1)} s` : '-';
   const met = target ? target(failures.length, share) : true;
   if (!met) missed = true;
   const errors = [...new Set(failures.filter((f) => f.error).map((f) => f.error))].join(',');
