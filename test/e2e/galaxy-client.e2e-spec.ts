@@ -1,14 +1,12 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 
 import { parse } from 'yaml';
 
 import type { Exchange } from '../client/exchange';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
-import { compileStrict } from '../support/strict-compile';
+import { compileStrict, runClientProgram } from '../support/strict-compile';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -78,27 +76,13 @@ describe('a client generated from the Galaxy 0.6.12 document', () => {
   });
 
   it("runs the Galaxy's flows against the server: every call a success, or a refusal by design", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'galaxy-client-'));
-    const exchangesFile = join(dir, 'exchanges.json');
-    try {
-      const failure = await promisify(execFile)(process.execPath, ['--enable-source-maps', PROGRAM], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          TZ: 'UTC',
-          API_BASE_URL: baseUrl,
-          REGION_API_KEY: region.key,
-          EXCHANGES_FILE: exchangesFile,
-        },
-      }).then(
-        () => '',
-        (err: { stderr?: string; message: string }) => err.stderr || err.message,
-      );
-      if (existsSync(exchangesFile)) exchanges = JSON.parse(readFileSync(exchangesFile, 'utf8')) as Exchange[];
-      // The program stops at the first answer it did not expect, and says which.
-      expect(failure).toBe('');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const run = await runClientProgram(PROGRAM, {
+      API_BASE_URL: baseUrl,
+      REGION_API_KEY: region.key,
+    });
+    exchanges = run.exchanges;
+    // The program stops at the first answer it did not expect, and says which.
+    expect(run.failure).toBe('');
   });
 
   it("got successes that match the Galaxy's schemas, for every operation of its flows", () => {

@@ -1,12 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 
 import type { Exchange } from '../client/exchange';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
-import { compileStrict } from '../support/strict-compile';
+import { compileStrict, runClientProgram } from '../support/strict-compile';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -61,28 +59,14 @@ describe('a client generated from openapi.json', () => {
   });
 
   it('runs that program against the server: every call answered as it expects', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'generated-client-'));
-    const exchangesFile = join(dir, 'exchanges.json');
-    try {
-      const failure = await promisify(execFile)(process.execPath, ['--enable-source-maps', PROGRAM], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          TZ: 'UTC',
-          API_BASE_URL: baseUrl,
-          REGION_API_KEY: region.key,
-          FIXTURES_DIR: resolve('test/fixtures'),
-          EXCHANGES_FILE: exchangesFile,
-        },
-      }).then(
-        () => '',
-        (err: { stderr?: string; message: string }) => err.stderr || err.message,
-      );
-      if (existsSync(exchangesFile)) exchanges = JSON.parse(readFileSync(exchangesFile, 'utf8')) as Exchange[];
-      // The program stops at the first answer it did not expect, and says which.
-      expect(failure).toBe('');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const run = await runClientProgram(PROGRAM, {
+      API_BASE_URL: baseUrl,
+      REGION_API_KEY: region.key,
+      FIXTURES_DIR: resolve('test/fixtures'),
+    });
+    exchanges = run.exchanges;
+    // The program stops at the first answer it did not expect, and says which.
+    expect(run.failure).toBe('');
   });
 
   it('got only responses the document declares, each body matching the schema of its status and content type', () => {

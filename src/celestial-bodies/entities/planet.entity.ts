@@ -69,7 +69,7 @@ export class Planet {
   temperatureAverage: number | null;
 
   /** The Galaxy's further `physicalProperties` (its `additionalProperties`), by name. */
-  @Column({ name: 'extra_measurements', type: 'jsonb' })
+  @Column({ name: 'extra_measurements', type: 'jsonb', default: {} })
   extraMeasurements: Record<string, number>;
 
   @Column({ type: 'jsonb' })

@@ -9,9 +9,9 @@ export class PlanetExtraMeasurements1764500000000 implements MigrationInterface 
   name = 'PlanetExtraMeasurements1764500000000';
 
   async up(q: QueryRunner): Promise<void> {
-    // The default fills the existing rows; new rows always say what they hold.
+    // The default fills the existing rows, and stays: during a rolling upgrade, instances of
+    // the build before this one still insert planets without the column.
     await q.query(`ALTER TABLE "planets" ADD "extra_measurements" jsonb NOT NULL DEFAULT '{}'`);
-    await q.query(`ALTER TABLE "planets" ALTER COLUMN "extra_measurements" DROP DEFAULT`);
   }
 
   async down(q: QueryRunner): Promise<void> {
