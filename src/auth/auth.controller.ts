@@ -5,15 +5,19 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '../common/auth';
 import { SecretResponse } from '../common/http';
 import { UNAUTHENTICATED } from '../common/problem';
-import { ApiLoginRateLimited, RATE_LIMIT_HEADERS } from '../common/rate-limit';
+import { ApiLoginRateLimited, LOGIN_FAILURES_POLICY, RATE_LIMIT_HEADERS } from '../common/rate-limit';
 import { ApiProblems, jsonBodyProblems } from '../common/swagger';
+import { invalidBody } from '../common/validation';
 import { UserDto } from '../users';
-import { allowanceHeaders } from './auth.errors';
+import { allowanceHeaders, InvalidCredentialsError } from './auth.errors';
 import { AuthService } from './auth.service';
 import type { AuthenticatedUser } from './authenticated-user';
 import { CredentialsDto, TokenDto } from './dto/credentials.dto';
 import { TokenService } from './token.service';
 import { CurrentUser, UserAuth } from './user-auth.decorator';
+
+/** The failed-sign-in limit as the example of a wrong password shows it. */
+const SAMPLE_LOGIN_POLICY = { name: LOGIN_FAILURES_POLICY, limit: 10, windowSeconds: 60 };
 
 @ApiTags('Authentication')
 @Controller()
@@ -34,11 +38,17 @@ export class AuthController {
       'Failed attempts are limited per client address and email (10 a minute by default); X-RateLimit-* count them.',
   })
   @ApiCreatedResponse({ type: TokenDto, description: 'A token.', headers: RATE_LIMIT_HEADERS })
-  @ApiProblems(...jsonBodyProblems('Invalid input: a missing or malformed email or password, or an unknown field.'), {
-    types: [UNAUTHENTICATED],
-    description: 'The email or password is wrong (one answer for both).',
-    detail: 'The email or password is wrong.',
-  })
+  @ApiProblems(
+    ...jsonBodyProblems(
+      'Invalid input: a missing or malformed email or password, or an unknown field.',
+      invalidBody(CredentialsDto, { email: 'ada@example.com' }),
+    ),
+    {
+      types: [UNAUTHENTICATED],
+      description: 'The email or password is wrong (one answer for both).',
+      examples: [() => new InvalidCredentialsError({ policy: SAMPLE_LOGIN_POLICY, remaining: 9, reset: 60 })],
+    },
+  )
   @ApiLoginRateLimited()
   async getToken(
     @Body() body: CredentialsDto,

@@ -1,4 +1,4 @@
-import { UnauthenticatedError } from '../common/problem';
+import { declareProblemExample, UNAUTHENTICATED, UnauthenticatedError } from '../common/problem';
 import { type LoginAllowance, rateLimitHeaders } from '../common/rate-limit';
 
 /** Both schemes /me and every user route accept, so a client knows what it may send. */
@@ -11,6 +11,7 @@ export class UserUnauthenticatedError extends UnauthenticatedError {
     super(detail, USER_CHALLENGE);
   }
 }
+declareProblemExample(UNAUTHENTICATED, () => new UserUnauthenticatedError());
 
 /**
  * One answer for an unknown email and a wrong password alike, so the response does not

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { SecurityCounters } from '../common/metrics';
-import { ServiceUnavailableError } from '../common/problem';
-import { type LoginAllowance, LoginThrottle } from '../common/rate-limit';
+import { type LoginAllowance, LoginThrottle, SignInUnavailableError } from '../common/rate-limit';
 import { canonicalEmail, PasswordHasher, type UserAccount, UsersService } from '../users';
 import { InvalidCredentialsError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
@@ -68,8 +67,7 @@ export class AuthService {
         clientAddress,
         normalized,
         async ({ countedLocally }) => {
-          if (countedLocally)
-            throw new ServiceUnavailableError('Sign-in is temporarily unavailable; retry shortly.', 5);
+          if (countedLocally) throw new SignInUnavailableError();
           const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
           if (!user || !matches) {
             this.counters.signInFailed('basic');

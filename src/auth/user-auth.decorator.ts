@@ -5,6 +5,7 @@ import { BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME, declareAuthPolicy } from
 import { UNAUTHENTICATED } from '../common/problem';
 import { ApiLoginRateLimited } from '../common/rate-limit';
 import { ApiProblems } from '../common/swagger';
+import { UserUnauthenticatedError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { UserAuthGuard } from './user-auth.guard';
 
@@ -18,8 +19,7 @@ export const UserAuth = () =>
     ApiSecurity(BEARER_SECURITY_SCHEME),
     ApiProblems({
       types: [UNAUTHENTICATED],
-      detail:
-        'Send your email and password (Basic) or a token from POST /auth/token (Bearer) in the Authorization header.',
+      examples: [() => new UserUnauthenticatedError()],
       description:
         'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
     }),

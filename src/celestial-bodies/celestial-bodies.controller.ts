@@ -7,7 +7,9 @@ import { absoluteUrl, locationHeader } from '../common/http';
 import { Idempotent } from '../common/idempotency';
 import { NOT_FOUND, UNAVAILABLE } from '../common/problem';
 import { ApiProblems, jsonBodyProblems } from '../common/swagger';
+import { invalidBody } from '../common/validation';
 import { AppConfig } from '../config';
+import { OrbitedPlanetNotFoundError } from './celestial-bodies.errors';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { type CelestialBodyInput, CelestialBodyPipe } from './celestial-body.pipe';
 import { PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
@@ -67,11 +69,12 @@ export class CelestialBodiesController {
     ...jsonBodyProblems(
       'Invalid input: a missing or unknown type, a satellite without orbit.planet, unknown fields, wrong types or ' +
         'values, or a callback URL.',
+      invalidBody(PlanetBodyInputDto, { type: 'terrestrial', name: '' }),
     ),
     {
       types: [NOT_FOUND],
       description: 'The planet named by orbit.planet.id does not exist.',
-      detail: 'orbit.planet.id: no planet with id 42 exists.',
+      examples: [() => new OrbitedPlanetNotFoundError(42)],
     },
     UNAVAILABLE,
   )

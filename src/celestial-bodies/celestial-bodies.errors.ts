@@ -1,6 +1,8 @@
 import {
+  declareProblemExample,
   defineProblemType,
   DomainError,
+  FORBIDDEN,
   ForbiddenError,
   NotFoundError,
   PRECONDITION_FAILED,
@@ -16,7 +18,6 @@ export const IMAGE_TOO_LARGE = defineProblemType({
   meaning:
     "The uploaded image is larger than a planet's image may be (5 MiB). Nothing was stored; the previous image, if any, stays.",
   action: 'Scale or compress the image below the limit in the detail, then upload it again.',
-  exampleDetail: 'An image may be at most 5242880 bytes (5 MiB).',
 });
 
 export class PlanetNotFoundError extends NotFoundError {
@@ -129,3 +130,6 @@ export class TooManyUploadsError extends TooManyRequestsError {
     );
   }
 }
+
+declareProblemExample(FORBIDDEN, () => new NotPlanetCreatorError());
+declareProblemExample(PRECONDITION_FAILED, () => new PlanetPreconditionFailedError(14, 'If-Match'));

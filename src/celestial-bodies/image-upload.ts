@@ -1,9 +1,11 @@
 import type { Readable } from 'node:stream';
 
-import { ImageTooLargeError, NotAnImageError } from './celestial-bodies.errors';
+import { declareProblemExample } from '../common/problem';
+import { IMAGE_TOO_LARGE, ImageTooLargeError, NotAnImageError } from './celestial-bodies.errors';
 
 /** The contract's limit for one planet image. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+declareProblemExample(IMAGE_TOO_LARGE, () => new ImageTooLargeError(MAX_IMAGE_BYTES));
 
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];

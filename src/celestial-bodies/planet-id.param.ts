@@ -2,6 +2,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { ApiParamOptions } from '@nestjs/swagger';
 
 import { ValidationFailedError } from '../common/problem';
+import { refusalOf } from '../common/validation';
 import { INT4_MAX } from '../database';
 
 const POSITIVE_INTEGER = /^[1-9]\d{0,9}$/;
@@ -11,9 +12,14 @@ const POSITIVE_INTEGER = /^[1-9]\d{0,9}$/;
  * not @Param with a pipe, because the global pipe would first turn "1.5" or "0x1" into a
  * number): only plain decimal integers from 1 to INT4_MAX pass; anything else is a 400.
  */
-export const PlanetId = createParamDecorator((_: unknown, ctx: ExecutionContext): number => {
-  const raw =
-    (ctx.switchToHttp().getRequest<{ params: Record<string, string | undefined> }>().params ?? {}).planetId ?? '';
+export const PlanetId = createParamDecorator((_: unknown, ctx: ExecutionContext): number =>
+  parsePlanetId(
+    (ctx.switchToHttp().getRequest<{ params: Record<string, string | undefined> }>().params ?? {}).planetId ?? '',
+  ),
+);
+
+/** The planet id the path's text names; a 400 for anything else. */
+export function parsePlanetId(raw: string): number {
   const id = POSITIVE_INTEGER.test(raw) ? Number(raw) : NaN;
   if (!(id <= INT4_MAX)) {
     throw new ValidationFailedError([
@@ -21,7 +27,10 @@ export const PlanetId = createParamDecorator((_: unknown, ctx: ExecutionContext)
     ]);
   }
   return id;
-});
+}
+
+/** The answer to a planetId that is not one, for the OpenAPI examples. */
+export const INVALID_PLANET_ID = refusalOf(() => parsePlanetId('0'));
 
 /** For @ApiParam: the decorator above is invisible to Swagger. */
 export const PLANET_ID_PARAM: ApiParamOptions = {

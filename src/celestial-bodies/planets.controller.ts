@@ -32,12 +32,21 @@ import {
   REQUEST_TIMEOUT,
   UNAVAILABLE,
   UNSUPPORTED_MEDIA_TYPE,
+  UnsupportedMediaTypeError,
   VALIDATION,
 } from '../common/problem';
 import { ApiTooManyRequests } from '../common/rate-limit';
 import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
+import { invalidBody, invalidQuery } from '../common/validation';
 import { AppConfig } from '../config';
-import { IMAGE_TOO_LARGE } from './celestial-bodies.errors';
+import {
+  IMAGE_TOO_LARGE,
+  MissingImageError,
+  PlanetImageNotFoundError,
+  PlanetNotFoundError,
+  PlanetPreconditionFailedError,
+  TooManyUploadsError,
+} from './celestial-bodies.errors';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { CelestialBodiesSettings } from './celestial-bodies.settings';
 import { ImageUploadedDto } from './dto/image-uploaded.dto';
@@ -48,7 +57,7 @@ import { PlanetPageQueryDto } from './dto/planet-page-query.dto';
 import { IMAGE_FORM_DETAIL, readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
 import { planetEtag } from './planet-etag';
-import { PLANET_ID_PARAM, PlanetId } from './planet-id.param';
+import { INVALID_PLANET_ID, PLANET_ID_PARAM, PlanetId } from './planet-id.param';
 
 const PLANET_ETAG = {
   ETag: {
@@ -77,8 +86,22 @@ const IF_NONE_MATCH_ON_CHANGE = {
   schema: { type: 'string', example: '*' },
 } as const;
 
+const PLANET_NOT_FOUND = {
+  types: [NOT_FOUND],
+  description: 'No planet with this id.',
+  examples: [() => new PlanetNotFoundError(42)],
+};
+
+/** A planet body a create or update refuses: an empty name. */
+const INVALID_PLANET = { name: '' };
+
+const IMAGE_ETAG = {
+  ETag: { description: 'Entity tag of the image (its SHA-256)', schema: { type: 'string', example: '"33a64df551"' } },
+};
+
 const PRECONDITION_FAILED_RESPONSE = {
   types: [PRECONDITION_FAILED],
+  examples: [() => new PlanetPreconditionFailedError(14, 'If-Match')],
   description:
     'Precondition failed: the planet has changed since the version named in If-Match (another client changed it; GET it again), ' +
     'or If-None-Match is `*` or names its current ETag. Nothing was changed.',
@@ -104,7 +127,11 @@ export class PlanetsController {
   })
   @ApiOkResponse({ type: PlanetPageDto, headers: PAGINATION_HEADERS, description: 'A page of planets' })
   @ApiProblems(
-    { types: [VALIDATION], description: 'limit is not a positive integer, or offset not an integer from 0.' },
+    {
+      types: [VALIDATION],
+      description: 'limit is not a positive integer, or offset not an integer from 0.',
+      examples: [invalidQuery(PlanetPageQueryDto, { limit: '0' })],
+    },
     UNAVAILABLE,
   )
   async getAllData(
@@ -136,7 +163,10 @@ export class PlanetsController {
     headers: locationHeader('The URI of the new planet.', '/planets/1'),
   })
   @ApiProblems(
-    ...jsonBodyProblems('Invalid input: unknown fields, wrong types or values, or a callback URL.'),
+    ...jsonBodyProblems(
+      'Invalid input: unknown fields, wrong types or values, or a callback URL.',
+      invalidBody(PlanetInputDto, INVALID_PLANET),
+    ),
     UNAVAILABLE,
   )
   async createPlanet(
@@ -172,8 +202,8 @@ export class PlanetsController {
     headers: PLANET_ETAG,
   })
   @ApiProblems(
-    { types: [VALIDATION], description: 'planetId is not a positive integer.' },
-    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    { types: [VALIDATION], description: 'planetId is not a positive integer.', examples: [INVALID_PLANET_ID] },
+    PLANET_NOT_FOUND,
     UNAVAILABLE,
   )
   async getPlanet(
@@ -211,9 +241,10 @@ export class PlanetsController {
     ...jsonBodyProblems(
       'Invalid input: planetId is not a positive integer, or the body has unknown fields, wrong types or values, a ' +
         'callback URL, or an id other than planetId.',
+      invalidBody(PlanetInputDto, INVALID_PLANET),
     ),
     { types: [FORBIDDEN], description: 'The planet was created by another user.' },
-    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    PLANET_NOT_FOUND,
     PRECONDITION_FAILED_RESPONSE,
     UNAVAILABLE,
   )
@@ -244,9 +275,9 @@ export class PlanetsController {
   @ApiHeader(IF_MATCH)
   @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
   @ApiProblems(
-    ...unexpectedBodyProblems('planetId is not a positive integer.'),
+    ...unexpectedBodyProblems('planetId is not a positive integer.', INVALID_PLANET_ID),
     { types: [FORBIDDEN], description: 'The planet was created by another user.' },
-    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    PLANET_NOT_FOUND,
     PRECONDITION_FAILED_RESPONSE,
     UNAVAILABLE,
   )
@@ -299,16 +330,21 @@ export class PlanetsController {
       description:
         'No file in the field "image", a file that is not an accepted image, any other part (a text field, a second file ' +
         'or a file under another name, named in errors), a multipart body that is malformed or ends early, or a bad planetId.',
+      examples: [() => new MissingImageError()],
     },
     { types: [FORBIDDEN], description: 'The planet was created by another user.' },
-    { types: [NOT_FOUND], description: 'No planet with this id.' },
+    PLANET_NOT_FOUND,
     {
       types: [REQUEST_TIMEOUT],
       description:
         'The body stopped arriving for longer than the server allows (UPLOAD_IDLE_TIMEOUT_MS); the connection is closed.',
     },
     { types: [IMAGE_TOO_LARGE], description: 'The image is larger than 5 MiB.' },
-    { types: [UNSUPPORTED_MEDIA_TYPE], description: 'The body is not multipart/form-data.' },
+    {
+      types: [UNSUPPORTED_MEDIA_TYPE],
+      description: 'The body is not multipart/form-data.',
+      examples: [() => new UnsupportedMediaTypeError(IMAGE_FORM_DETAIL)],
+    },
     {
       types: [UNAVAILABLE],
       description:
@@ -317,7 +353,7 @@ export class PlanetsController {
   )
   @ApiTooManyRequests(
     'Too many uploads of yours in progress: one user may have 2 at once (RateLimit-Policy "uploads", in concurrent requests); retry after the time given in Retry-After.',
-    'You have 2 uploads in progress already; send the next when one has finished.',
+    () => new TooManyUploadsError(2),
   )
   async uploadImage(
     @PlanetId() planetId: number,
@@ -350,18 +386,21 @@ export class PlanetsController {
   @ApiParam(PLANET_ID_PARAM)
   @ApiOkResponse({
     description: 'The image',
-    headers: {
-      ETag: {
-        description: 'Entity tag of the image (its SHA-256)',
-        schema: { type: 'string', example: '"33a64df551"' },
-      },
-    },
+    headers: IMAGE_ETAG,
     content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   })
-  @ApiResponse({ status: 304, description: 'Not modified: the image still has the ETag sent in If-None-Match.' })
+  @ApiResponse({
+    status: 304,
+    description: 'Not modified: the image still has the ETag sent in If-None-Match.',
+    headers: IMAGE_ETAG,
+  })
   @ApiProblems(
-    { types: [VALIDATION], description: 'planetId is not a positive integer.' },
-    { types: [NOT_FOUND], description: 'No such planet, or it has no image.' },
+    { types: [VALIDATION], description: 'planetId is not a positive integer.', examples: [INVALID_PLANET_ID] },
+    {
+      types: [NOT_FOUND],
+      description: 'No such planet, or it has no image.',
+      examples: [() => new PlanetImageNotFoundError(42)],
+    },
     UNAVAILABLE,
   )
   async getPlanetImage(

@@ -31,6 +31,35 @@ class ReadinessDto {
 const NOT_READY =
   'Not ready: the database or Redis does not answer, or the server is shutting down. The detail says which.';
 
+/** What a readiness check finds down, worded for the 503. */
+function reasonsDown({
+  shuttingDown = false,
+  database,
+  redis,
+}: {
+  shuttingDown?: boolean;
+  database: string;
+  redis?: string | null;
+}): string[] {
+  return [
+    database === 'down' && 'the database does not answer',
+    redis === 'down' && 'Redis does not answer',
+    shuttingDown && 'the server is shutting down',
+  ].filter((reason): reason is string => typeof reason === 'string');
+}
+
+class NotReadyError extends ServiceUnavailableError {
+  constructor(down: string[]) {
+    super(`Not ready: ${down.join('; ')}.`, 5);
+  }
+}
+
+const NOT_READY_RESPONSE = {
+  types: [UNAVAILABLE],
+  description: NOT_READY,
+  examples: [() => new NotReadyError(reasonsDown({ database: 'down' }))],
+};
+
 /**
  * Probes for orchestrators and load balancers. Written here rather than with @nestjs/terminus:
  * two checks and a shutdown flag are a few lines, and the answers stay this API's problem
@@ -60,7 +89,7 @@ export class HealthController {
     description: `503 as soon as a shutdown begins, so a load balancer stops sending requests. Each check gives up after 2 s.`,
   })
   @ApiOkResponse({ type: ReadinessDto })
-  @ApiProblems({ types: [UNAVAILABLE], description: NOT_READY })
+  @ApiProblems(NOT_READY_RESPONSE)
   ready(): Promise<ReadinessDto> {
     return this.readiness();
   }
@@ -68,19 +97,15 @@ export class HealthController {
   @Get()
   @ApiOperation({ operationId: 'getHealth', summary: 'Readiness (the same as /health/ready)' })
   @ApiOkResponse({ type: ReadinessDto })
-  @ApiProblems({ types: [UNAVAILABLE], description: NOT_READY })
+  @ApiProblems(NOT_READY_RESPONSE)
   check(): Promise<ReadinessDto> {
     return this.readiness();
   }
 
   private async readiness(): Promise<ReadinessDto> {
     const { shuttingDown, database, redis } = await this.health.readiness();
-    const down = [
-      database === 'down' && 'the database does not answer',
-      redis === 'down' && 'Redis does not answer',
-      shuttingDown && 'the server is shutting down',
-    ].filter((reason): reason is string => typeof reason === 'string');
-    if (down.length > 0) throw new ServiceUnavailableError(`Not ready: ${down.join('; ')}.`, 5);
+    const down = reasonsDown({ shuttingDown, database, redis });
+    if (down.length > 0) throw new NotReadyError(down);
     return { status: 'ok', database: 'up', redis: redis === 'up' ? 'up' : 'not configured' };
   }
 }

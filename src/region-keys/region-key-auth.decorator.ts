@@ -91,6 +91,7 @@ export const RequiresPermission = (permission: Permission) =>
       description:
         `The key does not hold the ${permission} permission (\`insufficient-permission\`), or is used from an address ` +
         'outside its allowedCidrs (`address-not-allowed`).',
+      examples: [() => missingPermission(permission)],
     }),
   );
 
@@ -138,7 +139,11 @@ export const RegionKeyAuth = () =>
     UseGuards(ApiKeyAuthGuard),
     ApiSecurity(API_KEY_SECURITY_SCHEME),
     ApiProblems(
-      { types: [UNAUTHENTICATED], description: 'Missing, malformed, unknown or revoked API key.' },
+      {
+        types: [UNAUTHENTICATED],
+        description: 'Missing, malformed, unknown or revoked API key.',
+        examples: [() => new InvalidApiKeyError()],
+      },
       {
         types: [UNAVAILABLE],
         description: 'The database is busy or unavailable; retry after the time given in Retry-After.',

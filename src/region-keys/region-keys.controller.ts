@@ -14,7 +14,7 @@ import { absoluteUrl, locationHeader, SecretResponse } from '../common/http';
 import { Idempotent } from '../common/idempotency';
 import { NOT_FOUND, VALIDATION } from '../common/problem';
 import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
-import { UuidParam } from '../common/validation';
+import { invalidBody, invalidQuery, notAUuid, UuidParam } from '../common/validation';
 import { AppConfig } from '../config';
 import { CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -22,9 +22,9 @@ import { RegionDto } from './dto/region.dto';
 import { ListRegionEventsQueryDto, RegionEventPageDto } from './dto/region-event.dto';
 import { DEFAULT_REVOKE_OLD_AFTER_SECONDS, RollApiKeyDto } from './dto/roll-api-key.dto';
 import { KeyUsageDto, KeyUsageQueryDto } from './key-usage/key-usage.dto';
-import { KeyUsageService } from './key-usage/key-usage.service';
+import { KeyUsageService, UsageKeyNotFoundError } from './key-usage/key-usage.service';
 import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from './region-key-auth.decorator';
-import { API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY } from './region-keys.errors';
+import { API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, ApiKeyNotFoundError, LAST_API_KEY } from './region-keys.errors';
 import { RegionKeysService } from './region-keys.service';
 import { type ChangeOrigin, type RegionPrincipal } from './region-keys.types';
 
@@ -35,7 +35,11 @@ const KEY_LOCATION = locationHeader(
   '/auth/region/api-keys/3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
 );
 
-const KEY_NOT_FOUND = 'No active API key with this id exists in your region.';
+const KEY_NOT_FOUND = {
+  types: [NOT_FOUND],
+  description: 'No active key with this id in your region.',
+  examples: [() => new ApiKeyNotFoundError()],
+};
 const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: "The key's id (from GET /auth/regions/me)." } as const;
 
 @ApiTags('Region API keys')
@@ -80,10 +84,16 @@ export class RegionKeysController {
     description: 'The new key, with its secret (shown once).',
     headers: KEY_LOCATION,
   })
-  @ApiProblems(...jsonBodyProblems('Invalid or unknown fields: an empty or unknown permission, an invalid CIDR.'), {
-    types: [API_KEY_LIMIT],
-    description: 'The region already holds the maximum number of active keys.',
-  })
+  @ApiProblems(
+    ...jsonBodyProblems(
+      'Invalid or unknown fields: an empty or unknown permission, an invalid CIDR.',
+      invalidBody(CreateApiKeyDto, { description: 'x'.repeat(300) }),
+    ),
+    {
+      types: [API_KEY_LIMIT],
+      description: 'The region already holds the maximum number of active keys.',
+    },
+  )
   async createKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
@@ -107,16 +117,12 @@ export class RegionKeysController {
   })
   @ApiParam(KEY_ID_PARAM)
   @ApiNoContentResponse({ description: 'Revoked.' })
-  @ApiProblems(
-    ...unexpectedBodyProblems('The id is not a UUID.'),
-    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
-    {
-      types: [LAST_API_KEY],
-      description:
-        "This is the region's only key that holds keys:write and is not scheduled for revocation (the others, if any, " +
-        'are about to stop or cannot manage keys).',
-    },
-  )
+  @ApiProblems(...unexpectedBodyProblems('The id is not a UUID.', () => notAUuid('id')), KEY_NOT_FOUND, {
+    types: [LAST_API_KEY],
+    description:
+      "This is the region's only key that holds keys:write and is not scheduled for revocation (the others, if any, " +
+      'are about to stop or cannot manage keys).',
+  })
   async revokeKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
@@ -151,8 +157,9 @@ export class RegionKeysController {
   @ApiProblems(
     ...jsonBodyProblems(
       'The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).',
+      invalidBody(RollApiKeyDto, { revokeOldAfterSeconds: -1 }),
     ),
-    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
+    KEY_NOT_FOUND,
     {
       types: [API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY],
       description:
@@ -201,11 +208,15 @@ export class RegionKeysController {
   @ApiParam(KEY_ID_PARAM)
   @ApiOkResponse({ type: KeyUsageDto })
   @ApiProblems(
-    { types: [VALIDATION], description: 'The id is not a UUID, or `days` is not a whole number from 1 to 90.' },
+    {
+      types: [VALIDATION],
+      description: 'The id is not a UUID, or `days` is not a whole number from 1 to 90.',
+      examples: [invalidQuery(KeyUsageQueryDto, { days: '0' })],
+    },
     {
       types: [NOT_FOUND],
       description: 'No key with this id in your region (revoked keys included).',
-      detail: 'No API key with this id exists in your region.',
+      examples: [() => new UsageKeyNotFoundError()],
     },
   )
   async getKeyUsage(
@@ -230,6 +241,7 @@ export class RegionKeysController {
   @ApiProblems({
     types: [VALIDATION],
     description: 'A bad limit, or a cursor that is not a `meta.next` of this listing.',
+    examples: [invalidQuery(ListRegionEventsQueryDto, { limit: '0' })],
   })
   async listEvents(
     @CurrentRegion() caller: RegionPrincipal,

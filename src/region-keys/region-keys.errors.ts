@@ -32,9 +32,7 @@ export const LAST_API_KEY = defineProblemType({
     'The change would leave the region without an active key that holds keys:write and is not scheduled for revocation: ' +
     "deleting that key, or rolling it into a key without keys:write. Without one, nobody could manage the region's keys over the API.",
   action: 'Create another key with keys:write (or roll this one into one that holds it) first, then retry.',
-  exampleDetail:
-    'A region must keep at least one active API key that holds keys:write and is not scheduled for revocation. ' +
-    'Create another such key (or roll this one into one) first.',
+  example: () => new LastApiKeyError(),
 });
 
 export const API_KEY_LIMIT = defineProblemType({
@@ -43,7 +41,7 @@ export const API_KEY_LIMIT = defineProblemType({
   title: 'Too many API keys',
   meaning: 'The region already holds the maximum number of active keys (keys being rolled count until they stop).',
   action: 'Delete keys that are no longer used (their usage shows which), then retry.',
-  exampleDetail: 'A region can hold at most 100 active API keys. Delete keys that are no longer used first.',
+  example: () => new ApiKeyLimitError(100),
 });
 
 export const API_KEY_ALREADY_ROLLED = defineProblemType({
@@ -53,8 +51,7 @@ export const API_KEY_ALREADY_ROLLED = defineProblemType({
   meaning: 'The key was rolled before: it has a replacement and is scheduled to stop. A key is rolled once.',
   action:
     "Roll the key that replaced it instead (its id is in the region's events), or delete this one to stop it now.",
-  exampleDetail:
-    'This key was already rolled; it stops working at 2026-11-22T11:15:00.000Z. Roll the key that replaced it instead.',
+  example: () => new ApiKeyAlreadyRolledError(new Date('2026-11-22T11:15:00.000Z')),
 });
 
 export const INSUFFICIENT_PERMISSION = defineProblemType({
@@ -64,7 +61,7 @@ export const INSUFFICIENT_PERMISSION = defineProblemType({
   meaning:
     'The API key is valid but does not hold the permission this request needs (region:read or keys:write), or it asked to grant a permission it does not hold itself.',
   action: 'Use a key that holds the permission named in the detail, or ask only for permissions the key holds.',
-  exampleDetail: 'This API key does not hold the keys:write permission, which this request needs.',
+  example: () => missingPermission('keys:write'),
 });
 
 export const ADDRESS_NOT_ALLOWED = defineProblemType({
@@ -75,7 +72,7 @@ export const ADDRESS_NOT_ALLOWED = defineProblemType({
     'The API key is valid but limited to networks (its allowedCidrs) that do not include the address the request came from.',
   action:
     'Send the request from an allowed network, or use a key whose allowlist includes this one. Behind a proxy, check that the server sees the real client address.',
-  exampleDetail: 'This API key may not be used from your address.',
+  example: () => new AddressNotAllowedError(),
 });
 
 export class LastApiKeyError extends ConflictError {

@@ -7,6 +7,7 @@ import { absoluteUrl, locationHeader } from '../common/http';
 import { Idempotent } from '../common/idempotency';
 import { ApiSignupRateLimited, ClientThrottlerGuard, RATE_LIMIT_HEADERS } from '../common/rate-limit';
 import { ApiProblems, jsonBodyProblems } from '../common/swagger';
+import { invalidBody } from '../common/validation';
 import { AppConfig } from '../config';
 import { SignUpDto } from './dto/sign-up.dto';
 import { UserDto } from './dto/user.dto';
@@ -46,6 +47,7 @@ export class UsersController {
     ...jsonBodyProblems(
       'Invalid input: a bad email (invisible, control or bidirectional characters, or mixed Latin/Cyrillic/Greek letters included), ' +
         'a password outside 8..72 bytes, a missing or unknown field.',
+      invalidBody(SignUpDto, { email: 'ada@example.com', password: 'short' }),
     ),
     {
       types: [EMAIL_TAKEN],

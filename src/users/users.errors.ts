@@ -8,7 +8,7 @@ export const EMAIL_TAKEN = defineProblemType({
     'An account with this email already exists. Emails are compared in their canonical form, so other spellings of the ' +
     'same address (case, Unicode normalisation, the domain in IDNA form) are the same account.',
   action: 'Sign in with this email (POST /auth/token), or sign up with another email.',
-  exampleDetail: 'An account with this email already exists. Sign in, or use another email.',
+  example: () => new EmailTakenError(),
 });
 
 export class EmailTakenError extends ConflictError {

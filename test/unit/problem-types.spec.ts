@@ -1,3 +1,4 @@
+import { DomainError } from '../../src/common/problem/problem';
 import { problemTypePage } from '../../src/common/problem/problem-pages';
 import {
   allProblemTypes,
@@ -12,8 +13,14 @@ const hostile: ProblemType = {
   title: 'A <b>title</b> & "quotes"',
   meaning: "Means `<script>alert(1)</script>` and 'more'.",
   action: 'Do <i>this</i>.',
-  exampleDetail: '</pre><script>x</script>',
+  example: () => new HostileError(),
 };
+
+class HostileError extends DomainError {
+  constructor() {
+    super(hostile, '</pre><script>x</script>');
+  }
+}
 
 describe('problem type pages', () => {
   it('escape everything the registry holds, and show `code` spans as code', () => {
@@ -33,7 +40,7 @@ describe('problem type pages', () => {
 });
 
 describe('the registry', () => {
-  const base = { status: 400, title: 'T', meaning: 'M', action: 'A', exampleDetail: 'D' };
+  const base = { status: 400, title: 'T', meaning: 'M', action: 'A' };
 
   it('refuses a slug twice, a slug that is not lower-case words, and a status that is not an error', () => {
     expect(() => defineProblemType({ ...base, slug: 'validation' })).toThrow(/declared twice/);

@@ -2,8 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
-import { PROBLEM_CONTENT_TYPE, problemOf } from '../problem/problem';
-import { BAD_REQUEST, HEADERS_TOO_LARGE, REQUEST_TIMEOUT } from '../problem/problem-types';
+import { DomainError, PROBLEM_CONTENT_TYPE } from '../problem/problem';
+import { problemOfError } from '../problem/problem-reply';
+import { BAD_REQUEST, declareProblemExample, HEADERS_TOO_LARGE, REQUEST_TIMEOUT } from '../problem/problem-types';
+
+export class HeadersTooLargeError extends DomainError {
+  constructor() {
+    super(HEADERS_TOO_LARGE, 'The request headers are too large.');
+  }
+}
+declareProblemExample(HEADERS_TOO_LARGE, () => new HeadersTooLargeError());
+
+/** The request's headers and body did not arrive whole within REQUEST_TIMEOUT_MS. */
+export class RequestIncompleteError extends DomainError {
+  constructor() {
+    super(REQUEST_TIMEOUT, 'The request did not arrive whole in time.');
+  }
+}
+
+export class UnparsableRequestError extends DomainError {
+  constructor() {
+    super(BAD_REQUEST, 'The request could not be parsed as HTTP.');
+  }
+}
 import { SECURITY_HEADERS } from './standard-headers';
 
 /**
@@ -31,12 +52,14 @@ function answerClientError(
     socket.destroy();
     return;
   }
-  const problem =
+  const problem = problemOfError(
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? problemOf(HEADERS_TOO_LARGE, 'The request headers are too large.', baseUrl)
+      ? new HeadersTooLargeError()
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? problemOf(REQUEST_TIMEOUT, 'The request did not arrive whole in time.', baseUrl)
-        : problemOf(BAD_REQUEST, 'The request could not be parsed as HTTP.', baseUrl);
+        ? new RequestIncompleteError()
+        : new UnparsableRequestError(),
+    baseUrl,
+  );
   const { status } = problem;
   const body = JSON.stringify(problem);
   const headers = {

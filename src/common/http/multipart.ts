@@ -14,21 +14,13 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
 
-import { DomainError } from '../problem/problem';
-import { REQUEST_TIMEOUT, UNSUPPORTED_MEDIA_TYPE } from '../problem/problem-types';
+import { DomainError, UnsupportedMediaTypeError } from '../problem/problem';
+import { declareProblemExample, REQUEST_TIMEOUT } from '../problem/problem-types';
 import { withRouteConfig } from './route-config';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
 
-/**
- * A body of a type the route does not read: a multipart body sent to a route that reads JSON
- * (the same 415 Fastify gives any other type there), or anything but a form sent to an upload.
- */
-export class UnsupportedMediaTypeError extends DomainError {
-  constructor(detail = 'Send the body as application/json.') {
-    super(UNSUPPORTED_MEDIA_TYPE, detail);
-  }
-}
+export { UnsupportedMediaTypeError };
 
 const isFormData = (contentType: string | undefined): boolean =>
   contentType?.split(';')[0].trim().toLowerCase() === 'multipart/form-data';
@@ -42,6 +34,7 @@ export class BodyStalledError extends DomainError {
     super(REQUEST_TIMEOUT, `No data of the request body arrived for ${idleMs} ms; send it without pausing.`);
   }
 }
+declareProblemExample(REQUEST_TIMEOUT, () => new BodyStalledError(10_000));
 
 /**
  * Runs `read`, which consumes the request body, and fails with BodyStalledError when no

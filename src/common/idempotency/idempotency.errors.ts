@@ -9,7 +9,7 @@ export const IDEMPOTENCY_KEY_REUSED = defineProblemType({
   meaning:
     'This Idempotency-Key was already used, within the last 24 hours, for a different request: another body, or another route or path. A key names one request, and its answer is kept for that request only.',
   action: 'Use a new key (a random UUID) for each new request; send a key again only to retry the very same request.',
-  exampleDetail: 'This Idempotency-Key was used for a different request; use a new key for a new request.',
+  example: () => new IdempotencyKeyReusedError(),
 });
 
 export const IDEMPOTENT_REQUEST_IN_PROGRESS = defineProblemType({
@@ -19,7 +19,7 @@ export const IDEMPOTENT_REQUEST_IN_PROGRESS = defineProblemType({
   meaning:
     'A request with this Idempotency-Key is still being carried out (a retry sent before the first attempt was answered). Nothing was done for this one.',
   action: "Retry with the same key after the time given in Retry-After: you then get the first attempt's answer.",
-  exampleDetail: 'A request with this Idempotency-Key is still in progress; retry after 1 second.',
+  example: () => new IdempotentRequestInProgressError(),
 });
 
 export const IDEMPOTENT_ANSWER_LOST = defineProblemType({
@@ -30,13 +30,15 @@ export const IDEMPOTENT_ANSWER_LOST = defineProblemType({
     'The request with this Idempotency-Key was carried out (what it created exists), but the server stopped before it could keep the answer, or can no longer read the answer it kept. Sending the request again with this key will not do it a second time.',
   action:
     "Do not send the request again with a new key: look the result up instead (for example the region's keys and events, or your planets). A new key's secret cannot be shown again; roll or delete that key if you need its secret.",
-  exampleDetail:
-    'The request with this Idempotency-Key was carried out, but its answer was lost; it will not be carried out again.',
+  example: () => new IdempotentAnswerLostError(),
 });
 
 export class IdempotencyKeyReusedError extends DomainError {
   constructor() {
-    super(IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_REUSED.exampleDetail);
+    super(
+      IDEMPOTENCY_KEY_REUSED,
+      'This Idempotency-Key was used for a different request; use a new key for a new request.',
+    );
   }
 }
 
@@ -56,7 +58,10 @@ export class IdempotentRequestInProgressError extends DomainError {
 
 export class IdempotentAnswerLostError extends DomainError {
   constructor() {
-    super(IDEMPOTENT_ANSWER_LOST, IDEMPOTENT_ANSWER_LOST.exampleDetail);
+    super(
+      IDEMPOTENT_ANSWER_LOST,
+      'The request with this Idempotency-Key was carried out, but its answer was lost; it will not be carried out again.',
+    );
   }
 }
 

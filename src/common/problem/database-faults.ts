@@ -8,7 +8,8 @@ export interface DatabaseFault {
 }
 
 const BUSY: DatabaseFault = { detail: 'The database is busy; retry the request shortly.', retryAfterSeconds: 1 };
-const UNAVAILABLE: DatabaseFault = {
+/** The database cannot be reached (or is shutting down, or starting). */
+export const DATABASE_UNAVAILABLE: DatabaseFault = {
   detail: 'The database is unavailable; retry the request shortly.',
   retryAfterSeconds: 5,
 };
@@ -44,9 +45,9 @@ export function databaseFault(err: unknown, depth = 0): DatabaseFault | null {
   const { code, message, driverError, errors, cause } = err as ErrorLike;
   if (typeof code === 'string') {
     if (BUSY_SQLSTATES.has(code)) return BUSY;
-    if (UNAVAILABLE_SQLSTATES.test(code) || NETWORK_CODES.has(code)) return UNAVAILABLE;
+    if (UNAVAILABLE_SQLSTATES.test(code) || NETWORK_CODES.has(code)) return DATABASE_UNAVAILABLE;
   }
-  if (typeof message === 'string' && DRIVER_MESSAGES.test(message)) return UNAVAILABLE;
+  if (typeof message === 'string' && DRIVER_MESSAGES.test(message)) return DATABASE_UNAVAILABLE;
   // TypeORM wraps the driver's error; a connect to a name with several addresses fails with
   // an AggregateError of one error per address.
   for (const inner of [driverError, cause, ...(Array.isArray(errors) ? (errors as unknown[]) : [])]) {

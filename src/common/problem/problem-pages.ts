@@ -1,4 +1,5 @@
-import { allProblemTypes, type ProblemType, problemTypePath, problemTypeUri } from './problem-types';
+import { problemOfError } from './problem-reply';
+import { allProblemTypes, problemExampleOf, type ProblemType, problemTypePath } from './problem-types';
 
 const escapeHtml = (text: string): string =>
   text.replace(
@@ -23,13 +24,7 @@ function page(title: string, body: string): string {
 
 /** The page a problem type's URI resolves to: what it means and what to do. */
 export function problemTypePage(type: ProblemType, baseUrl: string | undefined): string {
-  const example = {
-    type: problemTypeUri(type.slug, baseUrl),
-    title: type.title,
-    status: type.status,
-    detail: type.exampleDetail,
-    ...(type.exampleErrors ? { errors: type.exampleErrors } : {}),
-  };
+  const example = problemOfError(problemExampleOf(type), baseUrl);
   return page(
     `${type.title} (${type.status})`,
     `<p><a href="${escapeHtml(`${baseUrl ?? ''}/problems`)}">All problem types</a></p>` +

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { Public } from '../auth/auth-policy';
 import { ApiProblems } from '../swagger/api-problems.decorator';
+import { invalidParam } from '../validation/invalid-samples';
 import { NotFoundError } from './problem';
 import { problemTypePage, problemTypesPage } from './problem-pages';
 import { NOT_FOUND, problemTypeBySlug, VALIDATION } from './problem-types';
@@ -19,6 +20,12 @@ const HTML_RESPONSE = { content: { 'text/html': { schema: { type: 'string' } } }
 /** The pages problem `type` URIs resolve to. */
 @ApiTags('Problems')
 @Public()
+class UnknownProblemTypeError extends NotFoundError {
+  constructor(slug: string) {
+    super(`There is no problem type named ${slug}.`);
+  }
+}
+
 @Controller('problems')
 export class ProblemTypesController {
   private readonly baseUrl: string | undefined;
@@ -52,14 +59,18 @@ export class ProblemTypesController {
     {
       types: [NOT_FOUND],
       description: 'No problem type has this name.',
-      detail: 'There is no problem type named no-such-type.',
+      examples: [() => new UnknownProblemTypeError('no-such-type')],
     },
     // Every path parameter is refused before any route runs when it holds a NUL character.
-    { types: [VALIDATION], description: 'The slug holds a NUL character (%00).' },
+    {
+      types: [VALIDATION],
+      description: 'The slug holds a NUL character (%00).',
+      examples: [invalidParam('slug', 'last-api-key\u0000')],
+    },
   )
   get(@Param('slug') slug: string, @Res({ passthrough: true }) reply: FastifyReply): string {
     const type = problemTypeBySlug(slug);
-    if (!type) throw new NotFoundError(`There is no problem type named ${slug}.`);
+    if (!type) throw new UnknownProblemTypeError(slug);
     reply.type(HTML).headers({ 'Cache-Control': CACHE_CONTROL, 'Content-Security-Policy': PAGE_POLICY });
     return problemTypePage(type, this.baseUrl);
   }

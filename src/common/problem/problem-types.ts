@@ -1,4 +1,10 @@
-import type { FieldError } from './problem';
+import type { DomainError } from './problem';
+
+/**
+ * Makes the example of a problem type: the error the code raises for it, built by the same
+ * class (or factory) that builds the real one, with sample arguments.
+ */
+export type ProblemExample = () => DomainError;
 
 /**
  * One class of error the service can answer with: the `type`, `title` and `status` of its
@@ -13,13 +19,17 @@ export interface ProblemType {
   readonly meaning: string;
   /** What a client should do about it. */
   readonly action: string;
-  /** A detail as the service sends it, for the OpenAPI examples. */
-  readonly exampleDetail: string;
-  readonly exampleErrors?: readonly FieldError[];
+  /**
+   * The example of the type's page and of the operations that give none of their own: the
+   * error as the code raises it. A type whose errors are made where the type cannot be
+   * imported from gets it there, with declareProblemExample.
+   */
+  readonly example?: ProblemExample;
 }
 
 const SLUG = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const registry = new Map<string, ProblemType>();
+const examples = new Map<string, ProblemExample>();
 
 /**
  * Declares a problem type and adds it to the one registry the problem filter, the pages
@@ -35,6 +45,28 @@ export function defineProblemType(type: ProblemType): ProblemType {
   const frozen = Object.freeze({ ...type });
   registry.set(type.slug, frozen);
   return frozen;
+}
+
+/**
+ * Gives a type its example where its error class is declared, when that module cannot be
+ * imported by the type's (the common types, whose errors are made by the filter, the
+ * validation pipe or a feature). Once per type.
+ */
+export function declareProblemExample(type: ProblemType, example: ProblemExample): void {
+  if (examples.has(type.slug) || registry.get(type.slug)?.example)
+    throw new Error(`Problem type "${type.slug}" has an example already`);
+  examples.set(type.slug, example);
+}
+
+/** The error that exemplifies `type`; every registered type has one once the application is loaded. */
+export function problemExampleOf(type: ProblemType): DomainError {
+  const example = type.example ?? examples.get(type.slug);
+  if (!example) throw new Error(`Problem type "${type.slug}" has no example: declare one with its error`);
+  const error = example();
+  if (error.slug !== type.slug) {
+    throw new Error(`The example of problem type "${type.slug}" is an error of type "${error.slug}"`);
+  }
+  return error;
 }
 
 export const problemTypeBySlug = (slug: string): ProblemType | undefined => registry.get(slug);
@@ -61,7 +93,6 @@ export const BAD_REQUEST = defineProblemType({
     'The request could not be read as HTTP: a URL with a malformed percent-escape, a malformed request line or header, or a body that does not match its Content-Length.',
   action:
     'Fix how the request is built (percent-encode the path, send well-formed headers); sending it again unchanged will fail again.',
-  exampleDetail: "The URL is malformed: '/planets/%zz' is not a valid url component",
 });
 
 export const VALIDATION = defineProblemType({
@@ -71,8 +102,6 @@ export const VALIDATION = defineProblemType({
   meaning:
     'The request is well-formed, but a path parameter, query parameter, header or body field has a value this route does not accept, or the body has a field it does not know. `errors` names each one.',
   action: 'Correct every field listed in `errors` (each with what is wrong with it) and send the request again.',
-  exampleDetail: 'The request has invalid or unexpected values; see errors.',
-  exampleErrors: [{ field: 'description', message: 'description must be shorter than or equal to 255 characters' }],
 });
 
 export const MALFORMED_JSON = defineProblemType({
@@ -82,8 +111,6 @@ export const MALFORMED_JSON = defineProblemType({
   meaning:
     'The body was sent as `application/json` but is not valid JSON (or is empty). The error in `errors` says where parsing stopped.',
   action: 'Send a valid JSON document; build it with a JSON serializer rather than by joining strings.',
-  exampleDetail: 'The request body is not valid JSON.',
-  exampleErrors: [{ field: 'body', message: "Expected property name or '}' in JSON at position 1 (line 1 column 2)" }],
 });
 
 export const UNAUTHENTICATED = defineProblemType({
@@ -94,7 +121,6 @@ export const UNAUTHENTICATED = defineProblemType({
     'The route needs credentials and none were sent, or those sent are malformed, unknown, wrong, expired or revoked. `WWW-Authenticate` names what the route accepts.',
   action:
     'Send valid credentials: a region API key in `X-API-Key` for region routes; Basic email and password, or a Bearer token from `POST /auth/token`, for user routes. Do not retry with the same credentials.',
-  exampleDetail: 'Send a valid, active region API key in the X-API-Key header.',
 });
 
 export const FORBIDDEN = defineProblemType({
@@ -104,7 +130,6 @@ export const FORBIDDEN = defineProblemType({
   meaning:
     'The credentials are valid, but they do not allow this request, for example changing a planet another user created.',
   action: 'Do not retry with the same credentials; act on your own resources, or as the user who owns this one.',
-  exampleDetail: 'Only the user who created this planet may change it.',
 });
 
 export const NOT_FOUND = defineProblemType({
@@ -114,7 +139,6 @@ export const NOT_FOUND = defineProblemType({
   meaning:
     'Nothing exists at this path: an unknown route, or a resource id that does not exist (or is not visible to you).',
   action: 'Check the path and the id. Ids come from the responses that list or create the resource.',
-  exampleDetail: 'No planet with id 42 exists.',
 });
 
 export const METHOD_NOT_ALLOWED = defineProblemType({
@@ -123,7 +147,6 @@ export const METHOD_NOT_ALLOWED = defineProblemType({
   title: 'Method not allowed',
   meaning: 'The path exists, but not with this HTTP method. The `Allow` header lists the methods it has.',
   action: 'Use one of the methods in `Allow`, as the API reference describes them.',
-  exampleDetail: 'PATCH is not allowed on /planets/42; allowed: GET, HEAD, PUT, DELETE.',
 });
 
 export const NOT_ACCEPTABLE = defineProblemType({
@@ -133,7 +156,6 @@ export const NOT_ACCEPTABLE = defineProblemType({
   meaning:
     "The response cannot be sent in any form the request's Accept headers allow, for example when `Accept-Encoding` refuses every encoding the server has.",
   action: 'Accept the media type and an encoding the route offers (`identity` is always offered unless refused).',
-  exampleDetail: 'None of the encodings in Accept-Encoding is available.',
 });
 
 export const REQUEST_TIMEOUT = defineProblemType({
@@ -143,7 +165,6 @@ export const REQUEST_TIMEOUT = defineProblemType({
   meaning:
     "The request did not arrive in time: its headers and body took longer than the server allows, or an upload's body stopped arriving for too long. The connection is closed.",
   action: 'Send the whole request without pausing; on a slow link, send smaller bodies.',
-  exampleDetail: 'No data of the request body arrived for 10000 ms; send it without pausing.',
 });
 
 export const PRECONDITION_FAILED = defineProblemType({
@@ -154,7 +175,6 @@ export const PRECONDITION_FAILED = defineProblemType({
     'The request was conditional (`If-Match`), and the resource no longer has the entity tag it names: someone changed it since you read it.',
   action:
     'Read the resource again, apply your change to what it is now, and send it with the new `ETag` in `If-Match`.',
-  exampleDetail: 'The planet has changed since the ETag in If-Match was read.',
 });
 
 export const PAYLOAD_TOO_LARGE = defineProblemType({
@@ -163,7 +183,6 @@ export const PAYLOAD_TOO_LARGE = defineProblemType({
   title: 'Request body too large',
   meaning: 'The request body is larger than this route accepts (a JSON body is at most 64 KiB).',
   action: 'Send a smaller body; to upload much data, split it over several requests where the API allows it.',
-  exampleDetail: 'The request body is larger than this endpoint accepts.',
 });
 
 export const UNSUPPORTED_MEDIA_TYPE = defineProblemType({
@@ -173,7 +192,6 @@ export const UNSUPPORTED_MEDIA_TYPE = defineProblemType({
   meaning:
     'The body has a `Content-Type` this route does not read: JSON routes read `application/json`, uploads `multipart/form-data`.',
   action: 'Send the body in the media type the route documents, with a matching `Content-Type`.',
-  exampleDetail: 'Send the body as application/json.',
 });
 
 export const TOO_MANY_REQUESTS = defineProblemType({
@@ -183,7 +201,6 @@ export const TOO_MANY_REQUESTS = defineProblemType({
   meaning:
     'A rate limit was reached: too many sign-ups or failed sign-ins from your address, or too many uploads of yours at once. `Retry-After` says when to try again.',
   action: 'Wait the number of seconds in `Retry-After` before sending it again; do not retry in a tight loop.',
-  exampleDetail: 'Too many failed sign-in attempts for this email from your address. Retry in 42 seconds.',
 });
 
 export const HEADERS_TOO_LARGE = defineProblemType({
@@ -192,7 +209,6 @@ export const HEADERS_TOO_LARGE = defineProblemType({
   title: 'Request headers too large',
   meaning: 'The request headers together are larger than the server accepts. The connection is closed.',
   action: 'Send fewer or shorter headers (large cookies or tokens are the usual cause).',
-  exampleDetail: 'The request headers are too large.',
 });
 
 export const INTERNAL = defineProblemType({
@@ -202,7 +218,6 @@ export const INTERNAL = defineProblemType({
   meaning:
     "The server failed to handle the request, for a reason that is not the request's fault. The cause is logged with the request id, and not told to the client.",
   action: 'Retry later; if it persists, report it with the `X-Request-ID` of the response.',
-  exampleDetail: 'The server failed to handle the request. It has been logged.',
 });
 
 export const UNAVAILABLE = defineProblemType({
@@ -212,7 +227,6 @@ export const UNAVAILABLE = defineProblemType({
   meaning:
     'The service cannot answer right now: its database or shared counters are busy or unreachable, it is shutting down, or too much of a resource is in use. Nothing was changed.',
   action: 'Retry after the number of seconds in `Retry-After`.',
-  exampleDetail: 'The database is unavailable; retry the request shortly.',
 });
 
 const BY_STATUS = new Map<number, ProblemType>(

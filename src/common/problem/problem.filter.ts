@@ -10,20 +10,21 @@ import { RouteMethods } from '../http/route-methods';
 import { applyStandardHeaders } from '../http/standard-headers';
 import { scrubKeys } from '../logging/scrub';
 import { databaseFault } from './database-faults';
-import { DomainError, ProblemDocument, problemOf } from './problem';
-import { problemOfError, sendProblem } from './problem-reply';
 import {
-  BAD_REQUEST,
-  INTERNAL,
-  MALFORMED_JSON,
-  METHOD_NOT_ALLOWED,
-  NOT_FOUND,
-  PAYLOAD_TOO_LARGE,
-  type ProblemType,
-  problemTypeForStatus,
-  UNAVAILABLE,
-  UNSUPPORTED_MEDIA_TYPE,
-} from './problem-types';
+  DatabaseFaultError,
+  DomainError,
+  InternalError,
+  MalformedJsonError,
+  MalformedUrlError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  ProblemDocument,
+  problemOf,
+  RouteNotFoundError,
+  UnsupportedMediaTypeError,
+} from './problem';
+import { problemOfError, sendProblem } from './problem-reply';
+import { type ProblemType, problemTypeForStatus } from './problem-types';
 
 interface FastifyLikeError {
   statusCode?: number;
@@ -51,7 +52,7 @@ export function routerErrorHandler({ baseUrl, extraHeaders }: RouterErrorOptions
   return (error: Error, request: FastifyRequest, reply: FastifyReply): void => {
     if (extraHeaders) reply.headers(extraHeaders);
     applyStandardHeaders(request, reply);
-    sendProblem(request, reply, problemOf(BAD_REQUEST, `The URL is malformed: ${error.message}`, baseUrl));
+    sendProblem(request, reply, problemOfError(new MalformedUrlError(error.message), baseUrl));
   };
 }
 
@@ -105,10 +106,13 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
     return { problem: problemOf(type, detail, this.baseUrl), headers };
   }
 
+  /** The answer to an error the code raises (and whose examples the OpenAPI document shows). */
+  private answer(error: DomainError): Answer {
+    return { problem: problemOfError(error, this.baseUrl), headers: error.headers };
+  }
+
   private toProblem(exception: unknown, request: FastifyRequest): Answer {
-    if (exception instanceof DomainError) {
-      return { problem: problemOfError(exception, this.baseUrl), headers: exception.headers };
-    }
+    if (exception instanceof DomainError) return this.answer(exception);
     // Nest wraps Fastify's own 4xx errors (bad JSON, body too large) in an HttpException.
     const fastifyCause =
       exception instanceof HttpException ? (exception.cause as FastifyLikeError | undefined) : undefined;
@@ -124,7 +128,7 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
       request.log.warn(
         `Database fault on ${request.method} ${request.routeOptions?.url ?? ''}: ${(cause as Error)?.message ?? String(cause)}`,
       );
-      return this.problem(UNAVAILABLE, fault.detail, { 'Retry-After': String(fault.retryAfterSeconds) });
+      return this.answer(new DatabaseFaultError(fault));
     }
     const fastifyError = exception as FastifyLikeError;
     if (
@@ -149,33 +153,24 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
     const path = pathOf(request.url);
     const allowed = this.routeMethods.allowedAt(path);
     if (allowed.length > 0) {
-      return this.problem(
-        METHOD_NOT_ALLOWED,
-        `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`,
-        { Allow: allowed.join(', ') },
-      );
+      return this.answer(new MethodNotAllowedError(request.method, path, allowed));
     }
     return status === 404 ? answer : this.notFound(request);
   }
 
   private notFound(request: FastifyRequest): Answer {
-    return this.problem(NOT_FOUND, `Cannot ${request.method} ${pathOf(request.url)}`);
+    return this.answer(new RouteNotFoundError(request.method, pathOf(request.url)));
   }
 
   private fromFastifyError(error: FastifyLikeError): Answer {
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return {
-          problem: problemOf(MALFORMED_JSON, 'The request body is not valid JSON.', this.baseUrl, [
-            { field: 'body', message: error.message },
-          ]),
-          headers: {},
-        };
+        return this.answer(new MalformedJsonError(error.message));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return this.problem(PAYLOAD_TOO_LARGE, 'The request body is larger than this endpoint accepts.');
+        return this.answer(new PayloadTooLargeError());
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return this.problem(UNSUPPORTED_MEDIA_TYPE, 'Send the body as application/json.');
+        return this.answer(new UnsupportedMediaTypeError());
       default:
         // Fastify's own 4xx messages describe the client's mistake and carry no internals.
         return this.problem(problemTypeForStatus(error.statusCode ?? 400), error.message);
@@ -194,6 +189,6 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
   private internal(exception: unknown, request: FastifyRequest): Answer {
     const err = exception instanceof Error ? exception : new Error(String(exception));
     request.log.error({ err }, `Unhandled error on ${request.method} ${scrubKeys(pathOf(request.url))}`);
-    return this.problem(INTERNAL, 'The server failed to handle the request. It has been logged.');
+    return this.answer(new InternalError());
   }
 }

@@ -1,10 +1,19 @@
+import { DATABASE_UNAVAILABLE, type DatabaseFault } from './database-faults';
 import {
+  BAD_REQUEST,
+  declareProblemExample,
   FORBIDDEN,
+  INTERNAL,
+  MALFORMED_JSON,
+  METHOD_NOT_ALLOWED,
+  NOT_ACCEPTABLE,
   NOT_FOUND,
+  PAYLOAD_TOO_LARGE,
   type ProblemType,
   problemTypeUri,
   UNAUTHENTICATED,
   UNAVAILABLE,
+  UNSUPPORTED_MEDIA_TYPE,
   VALIDATION,
 } from './problem-types';
 
@@ -108,3 +117,95 @@ export class ServiceUnavailableError extends DomainError {
     this.headers['Retry-After'] = String(retryAfterSeconds);
   }
 }
+
+/** A transient database fault (see databaseFault): 503, retry after the time it says. */
+export class DatabaseFaultError extends ServiceUnavailableError {
+  constructor(fault: DatabaseFault) {
+    super(fault.detail, fault.retryAfterSeconds);
+  }
+}
+
+/** An unknown route (Fastify's router found none). */
+export class RouteNotFoundError extends NotFoundError {
+  constructor(method: string, path: string) {
+    super(`Cannot ${method} ${path}`);
+  }
+}
+
+/** A known path asked with a method it does not have; `allowed` are those it has. */
+export class MethodNotAllowedError extends DomainError {
+  constructor(method: string, path: string, allowed: readonly string[]) {
+    super(METHOD_NOT_ALLOWED, `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`);
+    this.headers.Allow = allowed.join(', ');
+  }
+}
+
+/** A URL the router cannot decode (a malformed percent-escape); `reason` is the router's message. */
+export class MalformedUrlError extends DomainError {
+  constructor(reason: string) {
+    super(BAD_REQUEST, `The URL is malformed: ${reason}`);
+  }
+}
+
+/** A JSON body that does not parse; `parserMessage` says where parsing stopped. */
+export class MalformedJsonError extends DomainError {
+  override readonly errors: FieldError[];
+
+  constructor(parserMessage: string) {
+    super(MALFORMED_JSON, 'The request body is not valid JSON.');
+    this.errors = [{ field: 'body', message: parserMessage }];
+  }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  constructor() {
+    super(PAYLOAD_TOO_LARGE, 'The request body is larger than this endpoint accepts.');
+  }
+}
+
+/**
+ * A body of a type the route does not read: a multipart body sent to a route that reads JSON
+ * (the same 415 Fastify gives any other type there), or anything but a form sent to an upload.
+ */
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor(detail = 'Send the body as application/json.') {
+    super(UNSUPPORTED_MEDIA_TYPE, detail);
+  }
+}
+
+/** Accept-Encoding refuses every encoding the server has (a server may serve identity instead, as this one does). */
+export class NotAcceptableError extends DomainError {
+  constructor() {
+    super(NOT_ACCEPTABLE, 'None of the encodings in Accept-Encoding is available.');
+  }
+}
+
+/** What a client is told of a failure of the server's own: nothing of its cause. */
+export class InternalError extends DomainError {
+  constructor() {
+    super(INTERNAL, 'The server failed to handle the request. It has been logged.');
+  }
+}
+
+/** The parser's message for a body such as `{,`, as JSON.parse words it on this Node.js. */
+export function jsonParseMessage(text: string): string {
+  try {
+    JSON.parse(text);
+    return '';
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+declareProblemExample(BAD_REQUEST, () => new MalformedUrlError("'/planets/%zz' is not a valid url component"));
+declareProblemExample(NOT_FOUND, () => new RouteNotFoundError('GET', '/planets/42/moons'));
+declareProblemExample(
+  METHOD_NOT_ALLOWED,
+  () => new MethodNotAllowedError('PATCH', '/planets/42', ['GET', 'HEAD', 'PUT', 'DELETE']),
+);
+declareProblemExample(MALFORMED_JSON, () => new MalformedJsonError(jsonParseMessage('{,')));
+declareProblemExample(PAYLOAD_TOO_LARGE, () => new PayloadTooLargeError());
+declareProblemExample(UNSUPPORTED_MEDIA_TYPE, () => new UnsupportedMediaTypeError());
+declareProblemExample(NOT_ACCEPTABLE, () => new NotAcceptableError());
+declareProblemExample(INTERNAL, () => new InternalError());
+declareProblemExample(UNAVAILABLE, () => new DatabaseFaultError(DATABASE_UNAVAILABLE));

@@ -1,7 +1,15 @@
 import { applyDecorators } from '@nestjs/common';
 
-import { TOO_MANY_REQUESTS, UNAVAILABLE } from '../problem/problem-types';
+import { type ProblemExample, TOO_MANY_REQUESTS, UNAVAILABLE } from '../problem/problem-types';
 import { ApiProblems } from '../swagger/api-problems.decorator';
+import { SIGNUP_POLICY } from './client-throttler.guard';
+import { LOGIN_FAILURES_POLICY } from './login-throttle';
+import {
+  SignInUnavailableError,
+  signupLimitDetail,
+  tooManyLoginFailures,
+  TooManyRequestsError,
+} from './too-many-requests.error';
 
 export const RATE_LIMIT_HEADERS = {
   'RateLimit-Policy': {
@@ -22,29 +30,37 @@ export const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': { description: 'Seconds until the window ends.', schema: { type: 'integer' } },
 } as const;
 
-const RETRY_AFTER = { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } } as const;
-
-/** 429 with its headers. */
-export const ApiTooManyRequests = (description: string, detail?: string) =>
-  ApiProblems({
-    types: [TOO_MANY_REQUESTS],
-    description,
-    detail,
-    headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADERS },
-  });
+/** 429 with its headers (Retry-After among them); `example` is the limit's refusal, as the code makes it. */
+export const ApiTooManyRequests = (description: string, example: ProblemExample) =>
+  ApiProblems({ types: [TOO_MANY_REQUESTS], description, examples: [example], headers: RATE_LIMIT_HEADERS });
 
 /** 429 with its headers, and 503 for when the shared counters (Redis) are unreachable. */
-const ApiRateLimited = (description: string) =>
+const ApiRateLimited = (description: string, example: ProblemExample) =>
   applyDecorators(
-    ApiTooManyRequests(description),
+    ApiTooManyRequests(description, example),
     ApiProblems({
       types: [UNAVAILABLE],
       description: 'Rate limiting or the database is temporarily unavailable; retry shortly.',
+      examples: [() => new SignInUnavailableError()],
     }),
   );
 
+const SAMPLE_RETRY_AFTER = 42;
+
 export const ApiLoginRateLimited = (
   description = 'Too many failed sign-ins from this client for this email; see Retry-After.',
-) => ApiRateLimited(description);
+) =>
+  ApiRateLimited(description, () =>
+    tooManyLoginFailures({ name: LOGIN_FAILURES_POLICY, limit: 10, windowSeconds: 900 }, SAMPLE_RETRY_AFTER),
+  );
 
-export const ApiSignupRateLimited = () => ApiRateLimited('Too many sign-ups from this client; see Retry-After.');
+export const ApiSignupRateLimited = () =>
+  ApiRateLimited(
+    'Too many sign-ups from this client; see Retry-After.',
+    () =>
+      new TooManyRequestsError(
+        signupLimitDetail(SAMPLE_RETRY_AFTER),
+        { name: SIGNUP_POLICY, limit: 20, windowSeconds: 60 },
+        SAMPLE_RETRY_AFTER,
+      ),
+  );

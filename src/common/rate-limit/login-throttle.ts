@@ -9,9 +9,11 @@ import { clientAddressKey } from './client-address';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import type { RateLimitPolicy } from './rate-limit-headers';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit-store';
-import { TooManyRequestsError } from './too-many-requests.error';
+import { tooManyLoginFailures, type TooManyRequestsError } from './too-many-requests.error';
 
-const THROTTLER_NAME = 'login-failures';
+/** The name of the failed-sign-in limit, in its counters and RateLimit-Policy. */
+export const LOGIN_FAILURES_POLICY = 'login-failures';
+const THROTTLER_NAME = LOGIN_FAILURES_POLICY;
 
 export interface LoginAllowance {
   policy: RateLimitPolicy;
@@ -129,11 +131,7 @@ export class LoginThrottle {
 
   private tooMany(retryAfter: number): TooManyRequestsError {
     this.counters.rateLimited('login');
-    return new TooManyRequestsError(
-      `Too many failed sign-in attempts for this email from your address. Retry in ${retryAfter} seconds.`,
-      this.policy(),
-      retryAfter,
-    );
+    return tooManyLoginFailures(this.policy(), retryAfter);
   }
 
   /** The limit as clients see it in RateLimit-Policy (named as the counters are). */

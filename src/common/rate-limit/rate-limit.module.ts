@@ -6,6 +6,7 @@ import { LoginThrottle } from './login-throttle';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit-store';
 import { RedisRateLimitStore } from './redis-rate-limit-store';
+import { signupLimitDetail } from './too-many-requests.error';
 
 /** The counters: in Redis when REDIS_URL is set (shared by every instance), else in this process. */
 @Module({
@@ -38,8 +39,7 @@ class RateLimitStoreModule {}
         // Unnamed ("default"), so the headers are plain X-RateLimit-* and Retry-After.
         throttlers: [{ limit: config.SIGNUP_RATE_LIMIT, ttl: config.SIGNUP_RATE_WINDOW_SECONDS * 1000 }],
         storage,
-        errorMessage: (_context, { timeToBlockExpire }) =>
-          `Too many sign-ups from your address. Retry in ${timeToBlockExpire} seconds.`,
+        errorMessage: (_context, { timeToBlockExpire }) => signupLimitDetail(timeToBlockExpire),
       }),
     }),
   ],

@@ -1,8 +1,8 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 
-import { ServiceUnavailableError } from '../problem/problem';
 import { RateLimitStore, RateLimitWindow, storageRecord, ThrottlerStorageRecord, toSeconds } from './rate-limit-store';
+import { SignInUnavailableError } from './too-many-requests.error';
 
 // One round trip, atomic: instances racing on one key each see a distinct count.
 // A key past its limit is blocked and further hits are not counted (nor extend the block).
@@ -106,7 +106,7 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
     } catch (err) {
       // Fail closed: without counters, sign-in would be open to unlimited guessing.
       this.logger.error(`Rate-limit counters unavailable: ${(err as Error).message}`);
-      throw new ServiceUnavailableError('Sign-in is temporarily unavailable; retry shortly.', 5);
+      throw new SignInUnavailableError();
     }
   }
 }

@@ -1,5 +1,5 @@
-import { DomainError } from '../problem/problem';
-import { TOO_MANY_REQUESTS } from '../problem/problem-types';
+import { DomainError, ServiceUnavailableError } from '../problem/problem';
+import { declareProblemExample, TOO_MANY_REQUESTS } from '../problem/problem-types';
 import { rateLimitHeaders, type RateLimitPolicy } from './rate-limit-headers';
 
 export class TooManyRequestsError extends DomainError {
@@ -13,3 +13,26 @@ export class TooManyRequestsError extends DomainError {
     });
   }
 }
+
+/** Too many failed sign-ins for one email from one client address. */
+export const tooManyLoginFailures = (policy: RateLimitPolicy, retryAfter: number): TooManyRequestsError =>
+  new TooManyRequestsError(
+    `Too many failed sign-in attempts for this email from your address. Retry in ${retryAfter} seconds.`,
+    policy,
+    retryAfter,
+  );
+
+/** The detail of a refused sign-up (the throttler's errorMessage). */
+export const signupLimitDetail = (retryAfter: number): string =>
+  `Too many sign-ups from your address. Retry in ${retryAfter} seconds.`;
+
+/** The rate-limit counters cannot be reached: sign-in fails closed. */
+export class SignInUnavailableError extends ServiceUnavailableError {
+  constructor() {
+    super('Sign-in is temporarily unavailable; retry shortly.', 5);
+  }
+}
+
+declareProblemExample(TOO_MANY_REQUESTS, () =>
+  tooManyLoginFailures({ name: 'login-failures', limit: 10, windowSeconds: 900 }, 42),
+);

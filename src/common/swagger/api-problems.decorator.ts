@@ -1,13 +1,15 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, DECORATORS, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
 
-import type { ProblemDocument } from '../problem/problem';
+import type { DomainError, ProblemDocument } from '../problem/problem';
+import { problemOfError } from '../problem/problem-reply';
 import {
   allProblemTypes,
   MALFORMED_JSON,
   PAYLOAD_TOO_LARGE,
+  type ProblemExample,
+  problemExampleOf,
   type ProblemType,
-  problemTypePath,
   problemTypeUri,
   UNSUPPORTED_MEDIA_TYPE,
   VALIDATION,
@@ -41,9 +43,18 @@ export interface ProblemResponse {
   types: ProblemType[];
   description?: string;
   headers?: HeadersObject;
-  /** The example's detail as this operation words it, when it lists one type (else the type's own example). */
-  detail?: string;
+  /**
+   * The errors this operation raises, as its code raises them (`() => new PlanetNotFoundError(42)`),
+   * for the examples of their types; a type with none here shows its own (problemExampleOf).
+   */
+  examples?: ProblemExample[];
 }
+
+/** Every 429 and 503 says when to retry. */
+export const RETRY_AFTER_HEADER = {
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
+} as const;
+const STATUSES_WITH_RETRY_AFTER = new Set([429, 503]);
 
 interface ResponseEntry {
   description?: string;
@@ -52,52 +63,67 @@ interface ResponseEntry {
 }
 type Responses = Record<string, ResponseEntry>;
 
-/** The example of a problem type in the OpenAPI document: the document the service sends, with a realistic detail. */
+/**
+ * The example of a problem type in the OpenAPI document: the document the service sends for
+ * `error` (made by the same function as the real answer), else for the type's own example.
+ */
 export function problemExample(
   type: ProblemType,
-  detail = type.exampleDetail,
+  error: DomainError = problemExampleOf(type),
 ): { summary: string; value: ProblemDocument } {
-  return {
-    summary: type.title,
-    value: {
-      type: problemTypePath(type.slug),
-      title: type.title,
-      status: type.status,
-      detail,
-      ...(type.exampleErrors ? { errors: type.exampleErrors.map((e) => ({ ...e })) } : {}),
-    },
-  };
+  if (error.slug !== type.slug) throw new Error(`@ApiProblems: an example of ${error.slug} given for ${type.slug}`);
+  return { summary: type.title, value: problemOfError(error) };
 }
 
 /**
  * Declares the problem documents an operation can answer with: per status an
  * `application/problem+json` response with the ProblemDto schema and one named example per
- * problem type (its real type, title and status), e.g.
- * `@ApiProblems({ types: [VALIDATION, MALFORMED_JSON], description: '…' }, NOT_FOUND, LAST_API_KEY)`.
- * A bare type takes its status's usual description. Declarations of one status (from the
- * route, its controller, and auth decorators) add up instead of replacing each other.
+ * problem type, e.g. `@ApiProblems({ types: [NOT_FOUND], examples: [() => new PlanetNotFoundError(42)] }, LAST_API_KEY)`.
+ * An example is the error the operation's code raises, turned into the document the service
+ * sends; a type without one in `examples` shows the type's own. A bare type takes its
+ * status's usual description. A 429 or 503 declares Retry-After. Declarations of one status
+ * (from the route, its controller, and auth decorators) add up instead of replacing each
+ * other; of two examples of one type, the route's own (declared nearest it) is kept.
  */
 export function ApiProblems(...responses: (ProblemType | ProblemResponse)[]) {
   const declared: Responses = {};
   for (const response of responses) {
-    const { types, description, headers, detail } =
-      'types' in response
-        ? response
-        : { types: [response] as ProblemType[], description: undefined, headers: undefined, detail: undefined };
+    const {
+      types,
+      description,
+      headers,
+      examples = [],
+    } = 'types' in response
+      ? response
+      : { types: [response] as ProblemType[], description: undefined, headers: undefined, examples: undefined };
     const status = types[0]?.status;
     if (status === undefined || types.some((t) => t.status !== status)) {
       throw new Error(
         `@ApiProblems: a response lists problem types of one status (${types.map((t) => `${t.slug} ${t.status}`).join(', ')})`,
       );
     }
+    const errors = examples.map((example) => example());
+    for (const error of errors) {
+      if (!types.some((t) => t.slug === error.slug))
+        throw new Error(
+          `@ApiProblems: an example of ${error.slug} for a response of ${types.map((t) => t.slug).join(', ')}`,
+        );
+    }
+    const allHeaders = STATUSES_WITH_RETRY_AFTER.has(status) ? { ...RETRY_AFTER_HEADER, ...headers } : headers;
     declared[status] = mergeEntry(declared[status], {
       description: description ?? DEFAULT_DESCRIPTIONS[status] ?? types.map((t) => `${t.title}.`).join(' '),
-      ...(headers ? { headers } : {}),
+      ...(allHeaders ? { headers: allHeaders } : {}),
       content: {
         [PROBLEM_MEDIA_TYPE]: {
           schema: { $ref: getSchemaPath(ProblemDto) },
           examples: Object.fromEntries(
-            types.map((t) => [t.slug, problemExample(t, types.length === 1 ? detail : undefined)]),
+            types.map((t) => [
+              t.slug,
+              problemExample(
+                t,
+                errors.find((e) => e.slug === t.slug),
+              ),
+            ]),
           ),
         },
       },
@@ -140,7 +166,8 @@ function mergeEntry(existing: ResponseEntry | undefined, incoming: ResponseEntry
   const descriptions = [existing.description, incoming.description].filter((d): d is string => !!d);
   const content = { ...existing.content };
   for (const [media, value] of Object.entries(incoming.content ?? {})) {
-    content[media] = { ...content[media], ...value, examples: { ...content[media]?.examples, ...value.examples } };
+    // The example declared nearest the route (applied first) is its own; a shared decorator's gives way.
+    content[media] = { ...content[media], ...value, examples: { ...value.examples, ...content[media]?.examples } };
   }
   return {
     ...existing,
@@ -154,12 +181,14 @@ function mergeEntry(existing: ResponseEntry | undefined, incoming: ResponseEntry
 /**
  * What a route that reads a JSON body answers besides its own rules: 400 for a body that is
  * not JSON (with `validation` for values it refuses), 413 past the body limit, 415 for
- * another media type. `invalid` says what its validation refuses.
+ * another media type. `invalid` says what its validation refuses, and `invalidExample` is its
+ * answer to one bad input (see invalidBody, invalidQuery).
  */
-export const jsonBodyProblems = (invalid: string): ProblemResponse[] => [
+export const jsonBodyProblems = (invalid: string, invalidExample: ProblemExample): ProblemResponse[] => [
   {
     types: [VALIDATION, MALFORMED_JSON],
     description: `${invalid} Or a body that is not valid JSON (\`malformed-json\`).`,
+    examples: [invalidExample],
   },
   { types: [PAYLOAD_TOO_LARGE] },
   { types: [UNSUPPORTED_MEDIA_TYPE] },
@@ -168,12 +197,13 @@ export const jsonBodyProblems = (invalid: string): ProblemResponse[] => [
 /**
  * A route that takes no body still has one parsed when a client sends it: such a body can
  * be malformed JSON, too large, or of another media type. `invalid` says what the route's
- * parameters may get wrong.
+ * parameters may get wrong, and `invalidExample` is its answer to one of them.
  */
-export const unexpectedBodyProblems = (invalid: string): ProblemResponse[] => [
+export const unexpectedBodyProblems = (invalid: string, invalidExample: ProblemExample): ProblemResponse[] => [
   {
     types: [VALIDATION, MALFORMED_JSON],
     description: `${invalid} Or a body was sent (this request takes none) that is not valid JSON.`,
+    examples: [invalidExample],
   },
   {
     types: [PAYLOAD_TOO_LARGE],

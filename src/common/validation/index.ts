@@ -1,7 +1,8 @@
+export { invalidBody, invalidParam, invalidQuery, refusalOf } from './invalid-samples';
 export { IsPlainText, PLAIN_TEXT_RULE } from './plain-text';
-export { StrictValidationPipe } from './strict-validation.pipe';
+export { strictValidationError, StrictValidationPipe } from './strict-validation.pipe';
 export { toInt, trim } from './transforms';
-export { UuidParam } from './uuid-param';
+export { notAUuid, UuidParam } from './uuid-param';
 export {
   ComparedTo,
   FINITE,

@@ -1,4 +1,6 @@
-import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, type Type, ValidationError, ValidationPipe } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
 
 import { FieldError, ValidationFailedError } from '../problem/problem';
 import { jsonShapeErrors } from './json-shape';
@@ -33,17 +35,21 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * to the DTO class, and every failure becomes a 400 problem listing each offending field.
  * A body must be a JSON object; a route with an all-optional body accepts none at all.
  */
+const VALIDATOR_OPTIONS = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+};
+
+/** The pipe's answer to failed rules. */
+const validationFailed = (errors: ValidationError[]): ValidationFailedError =>
+  new ValidationFailedError(flatten(errors));
+
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {
   constructor() {
-    super({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
-      transform: true,
-      validationError: { target: false, value: false },
-      exceptionFactory: (errors) => new ValidationFailedError(flatten(errors)),
-    });
+    super({ ...VALIDATOR_OPTIONS, transform: true, exceptionFactory: validationFailed });
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -62,4 +68,18 @@ export class StrictValidationPipe extends ValidationPipe {
     if (errors.length > 0) throw new ValidationFailedError(errors);
     return super.transform(value, metadata);
   }
+}
+
+/**
+ * What StrictValidationPipe answers when a route's body or query, of class `metatype`, is
+ * `value`: the same shape check, class-transformer and class-validator options, and error,
+ * run synchronously (for the OpenAPI examples, which are made before any request). Throws
+ * when `value` is valid: a sample meant to be refused must be.
+ */
+export function strictValidationError(metatype: Type, value: unknown, where: 'body' | 'query'): ValidationFailedError {
+  const shape = jsonShapeErrors(value, '');
+  if (shape.length > 0) return new ValidationFailedError(shape);
+  const errors = validateSync(plainToInstance(metatype, value) as object, VALIDATOR_OPTIONS);
+  if (errors.length === 0) throw new Error(`${metatype.name}: the ${where} ${JSON.stringify(value)} is valid`);
+  return validationFailed(errors);
 }
