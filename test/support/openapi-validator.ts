@@ -16,8 +16,17 @@ interface MediaType {
   examples?: Record<string, { value?: ProblemExample }>;
 }
 interface Operation {
-  responses: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+  responses: Record<
+    string,
+    { description?: string; headers?: Record<string, object>; content?: Record<string, MediaType> }
+  >;
 }
+
+/**
+ * Headers a client acts on, which an answer sends only where the document declares them, and
+ * must send at the statuses listed: when to retry a 429 or 503, what a 304 confirms.
+ */
+const SIGNAL_HEADERS: Record<string, number[]> = { 'retry-after': [429, 503], etag: [304] };
 type Document = {
   paths: Record<string, Record<string, Operation>>;
   components?: object;
@@ -103,6 +112,7 @@ export class OpenApiResponseValidator {
           `(declared: ${Object.keys(route.operation.responses).join(', ')})`,
       );
     }
+    this.checkSignalHeaders(where, declared.headers ?? {}, response);
     const contentType = String(response.headers['content-type'] ?? '')
       .split(';')[0]
       .trim();
@@ -153,6 +163,22 @@ export class OpenApiResponseValidator {
     if (!declared.some(same)) {
       const listed = declared.map((e) => `${problemSlugOf(e.type)} ${e.status} "${e.title}"`).join('; ') || 'none';
       throw new Error(`${where}: problem ${slug} ${body.status} "${body.title}" is not among ${whose} (${listed})`);
+    }
+  }
+
+  /**
+   * Retry-After and ETag are sent only where the response declares them, and always at the
+   * statuses that need them (Retry-After on a 429 or 503, ETag on a 304), declared there too.
+   */
+  private checkSignalHeaders(where: string, declared: Record<string, object>, response: CheckedResponse): void {
+    const names = new Set(Object.keys(declared).map((name) => name.toLowerCase()));
+    for (const [name, statuses] of Object.entries(SIGNAL_HEADERS)) {
+      const sent = response.headers[name] !== undefined;
+      if (sent && !names.has(name)) throw new Error(`${where}: ${name} was sent, but the document does not declare it`);
+      if (statuses.includes(response.statusCode) && !sent)
+        throw new Error(`${where}: a ${response.statusCode} must send ${name}`);
+      if (statuses.includes(response.statusCode) && !names.has(name))
+        throw new Error(`${where}: the document does not declare ${name} on ${response.statusCode}`);
     }
   }
 

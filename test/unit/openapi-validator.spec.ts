@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 
+const unavailable = { type: '/problems/unavailable', title: 'Service unavailable', status: 503 };
+
 /** The checker that every e2e response goes through must itself be able to fail. */
 const document = {
   openapi: '3.1.0',
@@ -21,6 +23,23 @@ const document = {
         },
       },
       delete: { responses: { '204': { description: 'gone' } } },
+    },
+    '/busy': {
+      get: {
+        responses: {
+          '304': { description: 'not modified', headers: { ETag: {} } },
+          '503': {
+            headers: { 'Retry-After': {} },
+            content: {
+              'application/problem+json': {
+                schema: { $ref: '#/components/schemas/Problem' },
+                examples: { unavailable: { value: unavailable } },
+              },
+            },
+          },
+        },
+      },
+      put: { responses: { '304': { description: 'not modified' }, '503': { description: 'busy' } } },
     },
   },
   'x-problem-types': [
@@ -103,6 +122,25 @@ describe('OpenApiResponseValidator', () => {
     );
     expect(() => validator.check('PUT', '/elsewhere', json(405, wrongMethod, PROBLEM, { allow: 'GET' }))).toThrow(
       /does not have/,
+    );
+  });
+
+  it('fails a Retry-After or ETag the response does not declare, and a 503 or 304 without the one it needs', () => {
+    const etag = { etag: '"a"' };
+    expect(() => validator.check('GET', '/busy', { statusCode: 304, headers: etag, body: '' })).not.toThrow();
+    expect(() =>
+      validator.check('GET', '/busy', json(503, unavailable, PROBLEM, { 'retry-after': '5' })),
+    ).not.toThrow();
+    expect(() => validator.check('GET', '/busy', { statusCode: 304, headers: {}, body: '' })).toThrow(/must send etag/);
+    expect(() => validator.check('GET', '/busy', json(503, unavailable, PROBLEM))).toThrow(/must send retry-after/);
+    expect(() => validator.check('PUT', '/busy', { statusCode: 304, headers: etag, body: '' })).toThrow(
+      /etag was sent, but the document does not declare it/,
+    );
+    expect(() =>
+      validator.check('PUT', '/busy', { statusCode: 503, headers: { 'retry-after': '5' }, body: '' }),
+    ).toThrow(/retry-after was sent/);
+    expect(() => validator.check('GET', '/things/1', json(404, notFound, PROBLEM, { 'retry-after': '5' }))).toThrow(
+      /retry-after was sent, but the document does not declare it/,
     );
   });
 

@@ -17,15 +17,15 @@ const CACHE_CONTROL = 'public, max-age=86400';
 const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 const HTML_RESPONSE = { content: { 'text/html': { schema: { type: 'string' } } } } as const;
 
-/** The pages problem `type` URIs resolve to. */
-@ApiTags('Problems')
-@Public()
 class UnknownProblemTypeError extends NotFoundError {
   constructor(slug: string) {
     super(`There is no problem type named ${slug}.`);
   }
 }
 
+/** The pages problem `type` URIs resolve to. */
+@ApiTags('Problems')
+@Public()
 @Controller('problems')
 export class ProblemTypesController {
   private readonly baseUrl: string | undefined;

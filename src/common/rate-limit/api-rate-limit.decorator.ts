@@ -4,12 +4,7 @@ import { type ProblemExample, TOO_MANY_REQUESTS, UNAVAILABLE } from '../problem/
 import { ApiProblems } from '../swagger/api-problems.decorator';
 import { SIGNUP_POLICY } from './client-throttler.guard';
 import { LOGIN_FAILURES_POLICY } from './login-throttle';
-import {
-  SignInUnavailableError,
-  signupLimitDetail,
-  tooManyLoginFailures,
-  TooManyRequestsError,
-} from './too-many-requests.error';
+import { signupLimitDetail, tooManyLoginFailures, TooManyRequestsError } from './too-many-requests.error';
 
 export const RATE_LIMIT_HEADERS = {
   'RateLimit-Policy': {
@@ -41,7 +36,6 @@ const ApiRateLimited = (description: string, example: ProblemExample) =>
     ApiProblems({
       types: [UNAVAILABLE],
       description: 'Rate limiting or the database is temporarily unavailable; retry shortly.',
-      examples: [() => new SignInUnavailableError()],
     }),
   );
 
