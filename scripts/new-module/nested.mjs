@@ -15,9 +15,11 @@ export const PARENTS = {
   planets: {
     /** src/<feature>/index.ts must export every name of `exports`. */
     feature: 'celestial-bodies',
-    exports: ['CelestialBodiesModule', 'PlanetsLookup', 'PlanetId', 'PLANET_ID_PARAM'],
+    exports: ['CelestialBodiesModule', 'PlanetsLookup', 'PlanetId', 'PLANET_ID_PARAM', 'PlanetNotFoundError'],
     Module: 'CelestialBodiesModule',
     Lookup: 'PlanetsLookup',
+    /** The error of the parent's 404, for its example. */
+    NotFoundError: 'PlanetNotFoundError',
     /** Throws the parent's 404 unless it exists. */
     assertExists: 'assertPlanetExists',
     /** Runs work in a transaction that holds the parent; the parent's 404 when it does not exist. */
@@ -81,7 +83,7 @@ export const nestedFiles = (n, p) => ({
   @ApiParam(ID_PARAM)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(
-    ...unexpectedBodyProblems('id is not a UUID.'),
+    ...unexpectedBodyProblems('id is not a UUID.', () => notAUuid('id')),
     { types: [FORBIDDEN], description: 'The ${n.one} was created by another user.' },
     ${n.CONSTANT}_NOT_FOUND,
     UNAVAILABLE,
@@ -110,7 +112,7 @@ export const nestedFiles = (n, p) => ({
   async delete${n.Singular}(id: string, userId: number): Promise<void> {
     if (await this.repository.deleteOfCreator(id, userId)) return;
     const found = await this.repository.findById(id);
-    if (!found) throw new NotFoundError(\`No ${n.one} with id \${id} exists.\`);
+    if (!found) throw new ${n.Singular}NotFoundError(id);
     throw new ForbiddenError(\`${n.Singular} \${id} was created by another user; only its creator may delete it.\`);
   }
 `,

@@ -23,13 +23,14 @@ const listIndex = (n, p) => `${n.table}_${p ? `${p.column}_` : ''}created_at_id_
 const quoted = (text) => (text.includes("'") ? `"${text}"` : `'${text}'`);
 
 /**
- * The 404 of an unknown item of `one`, as @ApiProblems takes it, with `id` in the example detail.
- * Broken over lines, as Prettier then keeps it, also where the whole would fit on one.
+ * The 404 of an unknown item of `one`, as @ApiProblems takes it: its example is the `error`
+ * class the service throws, made for the id `id` (as TypeScript writes it). Broken over lines,
+ * as Prettier then keeps it, also where the whole would fit on one.
  */
-const notFoundProblem = (one, id) => `{
+const notFoundProblem = (error, one, id) => `{
     types: [NOT_FOUND],
     description: 'No ${one} with this id.',
-    detail: 'No ${one} with id ${id} exists.',
+    examples: [() => new ${error}(${id})],
   }`;
 
 /** The feature's public surface, the only way in that npm run lint:deps allows. */
@@ -77,24 +78,24 @@ import { ${parts.imports.swagger} } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
 import { type AuthenticatedUser, CurrentUser, UserAuth } from '../auth';
-${p ? `import { ${p.PARAM_DOC}, ${p.ParamDecorator} } from '../${p.feature}';\n` : ''}import { Public } from '../common/auth';
+${p ? `import { ${p.PARAM_DOC}, ${p.ParamDecorator}, ${p.NotFoundError} } from '../${p.feature}';\n` : ''}import { Public } from '../common/auth';
 import { absoluteUrl, locationHeader } from '../common/http';
 import { offsetPage, OffsetPageQueryDto, PAGINATION_HEADERS } from '../common/paging';
 import { ${parts.imports.problems} } from '../common/problem';
 import { ${parts.imports.swaggerHelpers} } from '../common/swagger';
-import { UuidParam } from '../common/validation';
+import { invalidBody, invalidQuery, notAUuid, UuidParam } from '../common/validation';
 import { AppConfig } from '../config';
 import { ${n.Singular}Dto } from './dto/${n.singular}.dto';
 import { ${n.Singular}InputDto } from './dto/${n.singular}-input.dto';
 import { ${n.Singular}PageDto } from './dto/${n.singular}-page.dto';
-import { ${n.Plural}Service } from './${n.name}.service';
+import { ${n.Singular}NotFoundError, ${n.Plural}Service } from './${n.name}.service';
 
 const itemPath = (id: string): string => \`/${n.name}/\${id}\`;
 ${p ? `const listPath = (${p.param}: ${p.type}): string => \`${p.path}/\${${p.param}}/${n.name}\`;\n` : ''}const ID_PARAM = { name: 'id', format: 'uuid', description: "The ${n.one}'s id." } as const;
 ${
   p
-    ? `const ${p.ONE}_NOT_FOUND = ${notFoundProblem(p.one, p.exampleId)};
-const ${n.CONSTANT}_NOT_FOUND = ${notFoundProblem(n.one, EXAMPLE_ID)};
+    ? `const ${p.ONE}_NOT_FOUND = ${notFoundProblem(p.NotFoundError, p.one, p.exampleId)};
+const ${n.CONSTANT}_NOT_FOUND = ${notFoundProblem(`${n.Singular}NotFoundError`, n.one, `'${EXAMPLE_ID}'`)};
 `
     : ''
 }
@@ -111,7 +112,11 @@ export class ${n.Plural}Controller {
   ${operation(`list${n.Plural}`, parts.listSummary, parts.listDescription)}
 ${parentParam}  @ApiOkResponse({ type: ${n.Singular}PageDto, headers: PAGINATION_HEADERS, description: 'A page of ${n.many}' })
   @ApiProblems(
-    { types: [VALIDATION], description: '${p ? `${p.paramRule}, ` : ''}limit is not an integer from 1 to 100, or offset not an integer from 0.' },
+    {
+      types: [VALIDATION],
+      description: '${p ? `${p.paramRule}, ` : ''}limit is not an integer from 1 to 100, or offset not an integer from 0.',
+      examples: [invalidQuery(OffsetPageQueryDto, { limit: '0' })],
+    },
     ${parentNotFound}UNAVAILABLE,
   )
   async list${n.Plural}(
@@ -134,7 +139,10 @@ ${parentParam}  @ApiBody({ type: ${n.Singular}InputDto })
     headers: locationHeader('The URI of the new ${n.one}.', '/${n.name}/${EXAMPLE_ID}'),
   })
   @ApiProblems(
-    ...jsonBodyProblems('Invalid input: ${p ? `${p.paramRule}, or ` : ''}a name that is missing, empty, longer than 100 characters or not plain text, or unknown fields.'),
+    ...jsonBodyProblems(
+      'Invalid input: ${p ? `${p.paramRule}, or ` : ''}a name that is missing, empty, longer than 100 characters or not plain text, or unknown fields.',
+      invalidBody(${n.Singular}InputDto, { name: '' }),
+    ),
     ${parentNotFound}UNAVAILABLE,
   )
   async create${n.Singular}(
@@ -152,7 +160,11 @@ ${parentParam}  @ApiBody({ type: ${n.Singular}InputDto })
   @ApiOperation({ operationId: 'get${n.Singular}', summary: 'Get ${n.aOne}' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: ${n.Singular}Dto, description: 'The ${n.one}' })
-  @ApiProblems({ types: [VALIDATION], description: 'id is not a UUID.' }, ${p ? `${n.CONSTANT}_NOT_FOUND` : notFoundProblem(n.one, EXAMPLE_ID)}, UNAVAILABLE)
+  @ApiProblems(
+    { types: [VALIDATION], description: 'id is not a UUID.', examples: [() => notAUuid('id')] },
+    ${p ? `${n.CONSTANT}_NOT_FOUND` : notFoundProblem(`${n.Singular}NotFoundError`, n.one, `'${EXAMPLE_ID}'`)},
+    UNAVAILABLE,
+  )
   async get${n.Singular}(@UuidParam('id') id: string): Promise<${n.Singular}Dto> {
     return ${n.Singular}Dto.from(await this.${n.plural}.get${n.Singular}(id));
   }
@@ -176,6 +188,12 @@ import { ${parts.problems} } from '../common/problem';
 import type { ${n.Singular} } from './entities/${n.singular}.entity';
 import { ${n.Plural}Repository } from './${n.name}.repository';
 
+export class ${n.Singular}NotFoundError extends NotFoundError {
+  constructor(id: string) {
+    super(\`No ${n.one} with id \${id} exists.\`);
+  }
+}
+
 export interface ${n.Singular}Page {
   items: ${n.Singular}[];
   total: number;
@@ -196,7 +214,7 @@ ${p ? `    await this.${p.table}.${p.assertExists}(${p.param});\n` : ''}    cons
 
   async get${n.Singular}(id: string): Promise<${n.Singular}> {
     const found = await this.repository.findById(id);
-    if (!found) throw new NotFoundError(\`No ${n.one} with id \${id} exists.\`);
+    if (!found) throw new ${n.Singular}NotFoundError(id);
     return found;
   }
 

@@ -4,6 +4,7 @@ import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 
 import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
+import { expectExampleAnswer } from '../support/problem-examples';
 import { expectProblem } from '../support/problems';
 import { newRegion, type RegionFixture, startTestApp, type TestApp } from '../support/test-app';
 import { newUser, type UserFixture } from '../support/users';
@@ -90,6 +91,7 @@ describe('a key create with an Idempotency-Key', () => {
     expect(fresh).toHaveLength(1);
     for (const res of answers.filter((r) => r.statusCode !== 201)) {
       expectProblem(res, 409, 'idempotent-request-in-progress');
+      expectExampleAnswer(res.json(), 'POST /auth/region/api-keys 409 idempotent-request-in-progress');
       // A create takes milliseconds: a second, not the minute the claim's lease may last.
       expect(res.headers['retry-after']).toBe('1');
     }
@@ -104,7 +106,9 @@ describe('a key create with an Idempotency-Key', () => {
     expectProblem(await createKey(key), 409, 'idempotent-request-in-progress');
     // As when that instance died: its lease runs out.
     await t.app.get(DataSource).query('UPDATE idempotency_keys SET lease_until = now() WHERE answer IS NULL');
-    expectProblem(await createKey(key), 409, 'idempotent-answer-lost');
+    const lost = await createKey(key);
+    expectProblem(lost, 409, 'idempotent-answer-lost');
+    expectExampleAnswer(lost.json(), 'POST /auth/region/api-keys 409 idempotent-answer-lost');
     expect(await activeKeys()).toBe(2);
   });
 

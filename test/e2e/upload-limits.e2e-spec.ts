@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 
 import { UPLOADS_PER_USER, UploadSlots } from '../../src/celestial-bodies/upload-slots';
+import { expectExampleAnswer } from '../support/problem-examples';
 import { expectProblem } from '../support/problems';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { newUser, type UserFixture } from '../support/users';
@@ -160,6 +161,7 @@ it(`refuses a user's upload past ${UPLOADS_PER_USER} of theirs in progress with 
     await untilUploading(UPLOADS_PER_USER);
     const refused = await quickUpload(bob, planetId);
     expectProblem(refused, 429, 'too-many-requests');
+    expectExampleAnswer(refused.json(), 'POST /planets/{planetId}/image 429 too-many-requests');
     expect(refused.headers['retry-after']).toBe('1');
     // A limit on uploads at once, not on a window: its quota is in concurrent requests.
     expect(refused.headers['ratelimit-policy']).toBe(`"uploads";q=${UPLOADS_PER_USER};qu="concurrent-requests"`);
@@ -184,6 +186,7 @@ it('cuts an upload whose body stops arriving after UPLOAD_IDLE_TIMEOUT_MS with a
     type: '/problems/request-timeout',
     detail: `No data of the request body arrived for ${IDLE_TIMEOUT_MS} ms; send it without pausing.`,
   });
+  expectExampleAnswer(JSON.parse(answer.body), 'POST /planets/{planetId}/image 408 request-timeout');
   // Nothing of it is left held: the user's next upload is taken.
   expect((await quickUpload(user, planetId)).statusCode).toBe(200);
 });
