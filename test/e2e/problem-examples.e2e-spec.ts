@@ -417,6 +417,28 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
     }
   }
 
+  it('declares Retry-After on every 429 and 503, and ETag on every 304', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/docs-json' })).json<{
+      paths: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+    }>();
+    const needs: Record<string, string> = { '429': 'Retry-After', '503': 'Retry-After', '304': 'ETag' };
+    const missing: string[] = [];
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          const header = needs[status];
+          if (!header) continue;
+          checked++;
+          if (!Object.keys(response.headers ?? {}).includes(header))
+            missing.push(`${method} ${path} ${status}: ${header}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(checked).toBeGreaterThan(20);
+  });
+
   it('has a provoking request for every example of the document, or the suite that provokes it', () => {
     const declared = [...examples.keys()];
     expect(declared.filter((key) => !cases.has(key) && !(key in ELSEWHERE))).toEqual([]);
