@@ -86,7 +86,9 @@ describe('a client generated from the Galaxy 0.6.12 document', () => {
   });
 
   it("got successes that match the Galaxy's schemas, for every operation of its flows", () => {
-    const validator = new OpenApiResponseValidator(galaxyDocument() as never);
+    // The Galaxy's contract declares no response headers: ETag and Retry-After are checked
+    // against this service's own document, in every other suite.
+    const validator = new OpenApiResponseValidator(galaxyDocument() as never, { signalHeaders: false });
     const successes = exchanges.filter((e) => e.status >= 200 && e.status < 300);
     const departures: string[] = [];
     for (const exchange of successes) {

@@ -71,7 +71,14 @@ export class OpenApiResponseValidator {
   private readonly routes: { method: string; pattern: RegExp; template: string; operation: Operation }[] = [];
   private readonly registry: ProblemExample[];
 
-  constructor(document: Document) {
+  /**
+   * `signalHeaders: false` leaves Retry-After and ETag unchecked, for a document that declares
+   * no response headers (the Galaxy's contract).
+   */
+  constructor(
+    document: Document,
+    private readonly options: { signalHeaders?: boolean } = {},
+  ) {
     addFormats(this.ajv);
     // OpenAPI's own formats, which JSON Schema does not define.
     for (const format of ['binary', 'float', 'double', 'int32', 'int64']) this.ajv.addFormat(format, true);
@@ -112,7 +119,7 @@ export class OpenApiResponseValidator {
           `(declared: ${Object.keys(route.operation.responses).join(', ')})`,
       );
     }
-    this.checkSignalHeaders(where, declared.headers ?? {}, response);
+    if (this.options.signalHeaders !== false) this.checkSignalHeaders(where, declared.headers ?? {}, response);
     const contentType = String(response.headers['content-type'] ?? '')
       .split(';')[0]
       .trim();
