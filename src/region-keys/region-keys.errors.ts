@@ -1,4 +1,12 @@
-import { ConflictError, defineProblemType, DomainError, NotFoundError, UnauthenticatedError } from '../common/problem';
+import {
+  ConflictError,
+  defineProblemType,
+  DomainError,
+  NotFoundError,
+  PRECONDITION_FAILED,
+  UnauthenticatedError,
+  ValidationFailedError,
+} from '../common/problem';
 import type { ApiEnvironment } from './api-key-codec';
 import type { Permission } from './permissions';
 
@@ -139,6 +147,28 @@ export const unkeepablePermissions = (permissions: Permission[]) =>
     `A roll keeps the old key's permissions unless others are asked for, and a key can grant only permissions ` +
       `it holds itself; the key being rolled holds ${permissions.join(', ')}, which this one does not.`,
   );
+
+/** A PATCH may only take permissions away: more is a new key (which the caller can create). */
+export const unnarrowingPermissions = (permissions: Permission[]) =>
+  new ValidationFailedError([
+    {
+      field: 'permissions',
+      message:
+        `permissions may only narrow the key's own; it does not hold ${permissions.join(', ')}. ` +
+        'Create a new key for more',
+    },
+  ]);
+
+/** If-Match names a version of the key it no longer has. */
+export class ApiKeyChangedError extends DomainError {
+  constructor() {
+    super(
+      PRECONDITION_FAILED,
+      'The API key has changed since the version named in If-Match. GET it again, and send its new ETag if your ' +
+        'change still applies.',
+    );
+  }
+}
 
 /**
  * A valid key sent from an address outside its allowlist. Refused like a failed

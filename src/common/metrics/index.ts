@@ -1,1 +1,2 @@
 export * from './security-counters';
+export { ScrapedGauges } from './scraped-gauges';

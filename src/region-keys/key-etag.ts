@@ -1,0 +1,19 @@
+import { ifMatchHolds, strongEtag } from '../common/http';
+import { ApiKeyDto } from './dto/api-key.dto';
+import type { ApiKeyRecord } from './region-keys.repository';
+
+/**
+ * The strong ETag of a key (GET and PATCH /auth/region/api-keys/{id}): the hash of its
+ * representation without `lastUsedAt`. That field moves by itself, about once a minute while
+ * the key is in use, and says nothing a change could lose: were it in the tag, an If-Match
+ * sent with the key it names would fail after every minute of use, the calling key's own
+ * first of all. So the tag changes whenever anything a change sets (or a roll or an expiry
+ * time) changes, and only then; a 304 says the same.
+ */
+export function keyEtag(key: ApiKeyRecord): string {
+  const { lastUsedAt: _lastUsedAt, ...version } = ApiKeyDto.from(key);
+  return strongEtag(JSON.stringify(version));
+}
+
+/** Whether If-Match holds for the key as it is now (`*`, or its ETag; anything malformed fails). */
+export const keyVersionHolds = (ifMatch: string, key: ApiKeyRecord): boolean => ifMatchHolds(ifMatch, keyEtag(key));
