@@ -124,7 +124,7 @@ export class RegionKeysController {
     summary: 'Get an API key',
     description:
       'One active key of your region, as GET /auth/regions/me lists it, with its ETag. Revoked and expired keys, and ' +
-      "keys of other regions, are 404. The ETag leaves out `lastUsedAt` (see the header), so a 304 to If-None-Match " +
+      'keys of other regions, are 404. The ETag leaves out `lastUsedAt` (see the header), so a 304 to If-None-Match ' +
       'says the key is as you hold it but for when it was last used.',
   })
   @ApiParam(KEY_ID_PARAM)
@@ -135,7 +135,11 @@ export class RegionKeysController {
     schema: { type: 'string' },
   })
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key.', headers: KEY_ETAG })
-  @ApiResponse({ status: 304, description: 'Not modified: the key still has the ETag sent in If-None-Match.', headers: KEY_ETAG })
+  @ApiResponse({
+    status: 304,
+    description: 'Not modified: the key still has the ETag sent in If-None-Match.',
+    headers: KEY_ETAG,
+  })
   @ApiProblems(
     { types: [VALIDATION], description: 'The id is not a UUID.' },
     { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
@@ -164,7 +168,7 @@ export class RegionKeysController {
     operationId: 'updateApiKey',
     summary: 'Update an API key',
     description:
-      "Changes a key of your region: its `description`, its `permissions` (only fewer: for more, create a new key), " +
+      'Changes a key of your region: its `description`, its `permissions` (only fewer: for more, create a new key), ' +
       'its `allowedCidrs` and its `expiresAt`. A JSON Merge Patch (RFC 7396, `application/merge-patch+json`) or the ' +
       'same object as `application/json`: fields left out stay as they are, null clears. Never more than the key ' +
       'making the request holds (else 403 `insufficient-permission`). A region keeps at least one key that holds ' +
@@ -200,7 +204,7 @@ export class RegionKeysController {
     {
       types: [LAST_API_KEY],
       description:
-        "The change would leave the region without a permanent key that holds keys:write (this key is the only one, and " +
+        'The change would leave the region without a permanent key that holds keys:write (this key is the only one, and ' +
         'would lose keys:write, get an allowlist no address passes, or get an expiry).',
     },
   )

@@ -283,7 +283,12 @@ export class RegionKeysRepository {
 
   /** Sets the fields given (at least one), and updatedAt; answers with the key as it is now. */
   async updateKey(tx: Transaction, keyId: string, changes: ApiKeyChanges, now: Date): Promise<ApiKeyRecord> {
-    const columns = { description: 'description', permissions: 'permissions', allowedCidrs: 'allowed_cidrs', expiresAt: 'expires_at' };
+    const columns = {
+      description: 'description',
+      permissions: 'permissions',
+      allowedCidrs: 'allowed_cidrs',
+      expiresAt: 'expires_at',
+    };
     const fields = (Object.keys(columns) as (keyof ApiKeyChanges)[]).filter((field) => changes[field] !== undefined);
     const sets = fields.map((field, i) => `${columns[field]} = $${i + 3}`);
     const [rows]: [ApiKeyRecord[], number] = await managerOf(tx).query(

@@ -1,2 +1,2 @@
-export * from './security-counters';
 export { ScrapedGauges } from './scraped-gauges';
+export * from './security-counters';

@@ -10,7 +10,7 @@ export const MAX_ALLOWED_CIDRS = 50;
 
 /** The rule of expiresAt on create, roll and PATCH; the service checks it against its clock. */
 export const EXPIRES_AT_RULE =
-  'An RFC 3339 date-time with an offset, at least 60 seconds ahead of the server\'s clock and at most ' +
+  "An RFC 3339 date-time with an offset, at least 60 seconds ahead of the server's clock and at most " +
   'API_KEY_MAX_LIFETIME_DAYS (366 by default) days ahead, else 400. Once past it the key is refused like a revoked ' +
   'key (401), no longer listed, and answers 404 by its id; until then `GET /auth/regions/me` shows it. A key with an ' +
   'expiry never counts as the permanent managing key a region must keep.';

@@ -35,7 +35,7 @@ export class RollApiKeyDto extends CreateApiKeyDto {
     type: 'string',
     description:
       "When the new key stops working by itself. Absent: the old key's expiry (a roll never widens a key); null: " +
-      'never. Rolling the region\'s last permanent key holding `keys:write` into a key that expires is refused ' +
+      "never. Rolling the region's last permanent key holding `keys:write` into a key that expires is refused " +
       '(`last-api-key`).',
   })
   declare expiresAt?: string | null;

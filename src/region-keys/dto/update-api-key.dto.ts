@@ -19,7 +19,7 @@ export class UpdateApiKeyDto extends CreateApiKeyDto {
   @ApiPropertyOptional({
     type: [String],
     description:
-      'What the key may do from now on: the key\'s own permissions or fewer (asking for one it does not hold is a 400: ' +
+      "What the key may do from now on: the key's own permissions or fewer (asking for one it does not hold is a 400: " +
       'create a new key for more), and never more than the key making the request holds (else 403 ' +
       '`insufficient-permission`). Absent: unchanged; an empty list or null is a 400.',
   })
@@ -35,7 +35,7 @@ export class UpdateApiKeyDto extends CreateApiKeyDto {
   @ApiPropertyOptional({
     type: 'string',
     description:
-      'When the key stops working by itself. Absent: unchanged; null: never. Giving the region\'s last permanent key ' +
+      "When the key stops working by itself. Absent: unchanged; null: never. Giving the region's last permanent key " +
       'holding `keys:write` an expiry is refused (`last-api-key`).',
   })
   declare expiresAt?: string | null;
