@@ -210,7 +210,7 @@ export class RegionKeysService {
    * ETag, checked under the lock). A patch that changes nothing answers the key as it is,
    * with no event; otherwise one api_key.updated records what it set.
    */
-  updateKey(
+  async updateKey(
     regionId: string,
     keyId: string,
     patch: KeyPatch,
