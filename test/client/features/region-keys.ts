@@ -99,6 +99,18 @@ export async function exercise({ anyone, client, regionApiKey }: ClientContext):
     'update a key that changed since it was read',
   );
   await expectProblem(
+    anyone.GET('/auth/region/api-keys/{id}', keyPath),
+    401,
+    'unauthenticated',
+    'get a key without a key',
+  );
+  await expectProblem(
+    admin.PATCH('/auth/region/api-keys/{id}', { params: { path: { id: UNKNOWN_KEY_ID } }, body: {} }),
+    404,
+    'not-found',
+    'update an unknown key',
+  );
+  await expectProblem(
     anyone.PATCH('/auth/region/api-keys/{id}', { ...keyPath, body: {} }),
     401,
     'unauthenticated',
