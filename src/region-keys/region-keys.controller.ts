@@ -57,6 +57,12 @@ const KEY_ETAG = {
 } as const;
 
 const KEY_NOT_FOUND = 'No active API key with this id exists in your region.';
+const KEY_NOT_FOUND_PROBLEM = {
+  types: [NOT_FOUND],
+  description:
+    'No active key with this id in your region: none was made, or it was revoked, has expired or is of another region.',
+  detail: KEY_NOT_FOUND,
+};
 const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: "The key's id (from GET /auth/regions/me)." } as const;
 
 @ApiTags('Region API keys')
@@ -140,10 +146,7 @@ export class RegionKeysController {
     description: 'Not modified: the key still has the ETag sent in If-None-Match.',
     headers: KEY_ETAG,
   })
-  @ApiProblems(
-    { types: [VALIDATION], description: 'The id is not a UUID.' },
-    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
-  )
+  @ApiProblems({ types: [VALIDATION], description: 'The id is not a UUID.' }, KEY_NOT_FOUND_PROBLEM)
   async getKey(
     @CurrentRegion() caller: RegionPrincipal,
     @UuidParam('id') id: string,
@@ -196,7 +199,7 @@ export class RegionKeysController {
         '(`permissions` only narrow), an empty list, an invalid CIDR, an `expiresAt` less than a minute or more than ' +
         'the allowed days ahead.',
     ),
-    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
+    KEY_NOT_FOUND_PROBLEM,
     {
       types: [PRECONDITION_FAILED],
       description: 'The key has changed since the version named in If-Match (GET it again). Nothing was changed.',
@@ -228,21 +231,18 @@ export class RegionKeysController {
     operationId: 'revokeApiKey',
     summary: 'Delete (revoke) an API key',
     description:
-      'Revokes a key of your region at once. A region keeps at least one key that holds `keys:write` and is not ' +
-      'scheduled for revocation: deleting the last such key is refused. A key may delete itself.',
+      'Revokes a key of your region at once. A region keeps at least one key that holds `keys:write`, can be used ' +
+      'from some address, and neither expires nor is scheduled for revocation: deleting the last such key is ' +
+      'refused. A key may delete itself.',
   })
   @ApiParam(KEY_ID_PARAM)
   @ApiNoContentResponse({ description: 'Revoked.' })
-  @ApiProblems(
-    ...unexpectedBodyProblems('The id is not a UUID.'),
-    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
-    {
-      types: [LAST_API_KEY],
-      description:
-        "This is the region's only key that holds keys:write and is not scheduled for revocation (the others, if any, " +
-        'are about to stop or cannot manage keys).',
-    },
-  )
+  @ApiProblems(...unexpectedBodyProblems('The id is not a UUID.'), KEY_NOT_FOUND_PROBLEM, {
+    types: [LAST_API_KEY],
+    description:
+      "This is the region's only key that holds keys:write and neither expires nor is scheduled for revocation (the " +
+      'others, if any, are about to stop or cannot manage keys).',
+  })
   async revokeKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
@@ -265,7 +265,8 @@ export class RegionKeysController {
       "key's description, `permissions` and `allowedCidrs` unless others are given (null: any address), so a roll " +
       'never widens a key; it never holds more than the key making the request (else 403 `insufficient-permission`). ' +
       "The region's key limit counts the new key. Rolling the region's last permanent key holding `keys:write` into " +
-      'a key without it is refused (`last-api-key`).',
+      "a key without it, or into one that expires, is refused (`last-api-key`). The new key keeps the old key's " +
+      '`expiresAt` unless another is given.',
   })
   @ApiParam({ ...KEY_ID_PARAM, description: 'The id of the key to replace (from GET /auth/regions/me).' })
   @ApiBody({ type: RollApiKeyDto, required: false })
@@ -278,7 +279,7 @@ export class RegionKeysController {
     ...jsonBodyProblems(
       'The id is not a UUID, or the body has invalid or unknown fields (an empty permission list, an invalid CIDR).',
     ),
-    { types: [NOT_FOUND], description: 'No active key with this id in your region.', detail: KEY_NOT_FOUND },
+    KEY_NOT_FOUND_PROBLEM,
     {
       types: [API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, LAST_API_KEY],
       description:

@@ -37,8 +37,8 @@ export const LAST_API_KEY = defineProblemType({
   status: 409,
   title: 'Cannot remove the last managing API key',
   meaning:
-    'The change would leave the region without an active key that holds keys:write and is not scheduled for revocation: ' +
-    "deleting that key, or rolling it into a key without keys:write. Without one, nobody could manage the region's keys over the API.",
+    'The change would leave the region without an active key that holds keys:write, does not expire and is not scheduled for revocation: ' +
+    "deleting that key, rolling it into a key without keys:write or with an expiry, or a PATCH that takes either away. Without one, nobody could manage the region's keys over the API.",
   action: 'Create another key with keys:write (or roll this one into one that holds it) first, then retry.',
   exampleDetail:
     'A region must keep at least one active API key that holds keys:write and is not scheduled for revocation. ' +
@@ -90,8 +90,8 @@ export class LastApiKeyError extends ConflictError {
   constructor() {
     super(
       LAST_API_KEY,
-      'A region must keep at least one active API key that holds keys:write and is not scheduled for revocation. ' +
-        'Create another such key (or roll this one into one) first.',
+      'A region must keep at least one active API key that holds keys:write, does not expire and is not scheduled for ' +
+        'revocation. Create another such key (or roll this one into one) first.',
     );
   }
 }

@@ -86,7 +86,7 @@ export class RegionKeysService {
    * Creates a key granting at most what `held` (the caller's key's permissions) holds; an
    * operator holds everything. Answers with the region too, for the operator who named it by id.
    */
-  createKey(
+  async createKey(
     regionId: string,
     request: KeyGrantRequest,
     origin: ChangeOrigin,
@@ -144,7 +144,7 @@ export class RegionKeysService {
    * address passes) or that expires is refused: once the old key stops, nothing could manage
    * the region.
    */
-  rollKey(
+  async rollKey(
     regionId: string,
     keyId: string,
     options: KeyGrantRequest & { revokeOldAfterSeconds: number },
