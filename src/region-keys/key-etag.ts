@@ -1,4 +1,4 @@
-import { ifMatchHolds, strongEtag } from '../common/http';
+import { ifMatchHolds, ifNoneMatchHit, strongEtag, wellFormedCondition } from '../common/http';
 import { ApiKeyDto } from './dto/api-key.dto';
 import type { ApiKeyRecord } from './region-keys.repository';
 
@@ -15,5 +15,26 @@ export function keyEtag(key: ApiKeyRecord): string {
   return strongEtag(JSON.stringify(version));
 }
 
-/** Whether If-Match holds for the key as it is now (`*`, or its ETag; anything malformed fails). */
-export const keyVersionHolds = (ifMatch: string, key: ApiKeyRecord): boolean => ifMatchHolds(ifMatch, keyEtag(key));
+/** The conditional headers of a change to a key, as sent. */
+export interface KeyConditions {
+  ifMatch?: string;
+  ifNoneMatch?: string;
+}
+
+/**
+ * The header whose condition is false for the key as it is now, or undefined when the change
+ * may go ahead; as for planets (see planet-etag.ts), in the order of RFC 9110, section 13.2.2.
+ * If-Match holds for `*` or the key's ETag; If-None-Match fails for `*` (the key exists) or
+ * its ETag. A malformed value of either fails: the client meant a condition.
+ */
+export function failedKeyCondition(
+  { ifMatch, ifNoneMatch }: KeyConditions,
+  key: ApiKeyRecord,
+): 'If-Match' | 'If-None-Match' | undefined {
+  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+  const etag = keyEtag(key);
+  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) return 'If-Match';
+  if (ifNoneMatch !== undefined && !wellFormedCondition(ifNoneMatch)) return 'If-None-Match';
+  if (ifNoneMatchHit(ifNoneMatch, etag) !== undefined) return 'If-None-Match';
+  return undefined;
+}

@@ -190,6 +190,14 @@ export class RegionKeysController {
       'unconditional.',
     schema: { type: 'string' },
   })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description:
+      "Optional. `*`: 412 because the key exists; ETags (compared weakly): 412 if one is the key's current ETag. " +
+      'Checked after If-Match; a malformed value is a 412. On a key that does not exist the answer stays 404.',
+    schema: { type: 'string', example: '*' },
+  })
   @ApiConsumes('application/merge-patch+json', 'application/json')
   @ApiBody({ type: UpdateApiKeyDto, required: false })
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key as it is now, with its new ETag.', headers: KEY_ETAG })
@@ -202,7 +210,9 @@ export class RegionKeysController {
     KEY_NOT_FOUND_PROBLEM,
     {
       types: [PRECONDITION_FAILED],
-      description: 'The key has changed since the version named in If-Match (GET it again). Nothing was changed.',
+      description:
+        'Precondition failed: the key has changed since the version named in If-Match (GET it again), or ' +
+        'If-None-Match is `*` or names its current ETag. Nothing was changed.',
     },
     {
       types: [LAST_API_KEY],
@@ -216,10 +226,12 @@ export class RegionKeysController {
     @ChangeOriginOf() origin: ChangeOrigin,
     @UuidParam('id') id: string,
     @Headers('if-match') ifMatch: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: UpdateApiKeyDto = {},
   ): Promise<ApiKeyDto> {
-    const key = await this.regionKeys.updateKey(caller.regionId, id, body, { ifMatch }, origin, caller.permissions);
+    const conditions = { ifMatch, ifNoneMatch };
+    const key = await this.regionKeys.updateKey(caller.regionId, id, body, conditions, origin, caller.permissions);
     reply.header('ETag', keyEtag(key));
     return ApiKeyDto.from(key);
   }

@@ -10,7 +10,7 @@ import { admitsSomeAddress, allowlistOf } from './address-allowlist';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
 import { decodeEventCursor, encodeEventCursor, invalidEventCursor } from './event-cursor';
-import { keyVersionHolds } from './key-etag';
+import { failedKeyCondition } from './key-etag';
 import { MANAGE_KEYS, normalisePermissions, type Permission, PERMISSIONS } from './permissions';
 import {
   type EventApiKey,
@@ -225,7 +225,8 @@ export class RegionKeysService {
       const now = this.clock.now();
       const key = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
       if (!key) throw new ApiKeyNotFoundError();
-      if (conditions.ifMatch !== undefined && !keyVersionHolds(conditions.ifMatch, key)) throw new ApiKeyChangedError();
+      const failed = failedKeyCondition(conditions, key);
+      if (failed) throw new ApiKeyChangedError(failed);
       const wider = asked?.filter((permission) => !key.permissions.includes(permission)) ?? [];
       if (wider.length > 0) throw unnarrowingPermissions(wider);
       const changes = changesOf(key, {

@@ -44,10 +44,7 @@ export interface KeyGrantRequest {
 /** A PATCH of a key: absent fields stay, null clears (permissions cannot be null). */
 export type KeyPatch = KeyGrantRequest;
 
-/** The conditional header of a PATCH, as sent. */
-export interface KeyConditions {
-  ifMatch?: string;
-}
+export type { KeyConditions } from './key-etag';
 
 /** A key just created: the row, and the secret that exists only in this one response. */
 export interface IssuedApiKey {

@@ -244,6 +244,14 @@ describe('PATCH /auth/region/api-keys/:id', () => {
     expectProblem(await patch(region.key, key.id, { description: 'v3' }, { 'if-match': `W/${etag}` }), 412);
     expect((await get(region.key, key.id)).json().description).toBe('v2');
     expect((await patch(region.key, key.id, { description: 'v3' }, { 'if-match': '*' })).statusCode).toBe(200);
+    // If-None-Match on a change guards against changing what exists, as for planets.
+    const current = (await get(region.key, key.id)).headers.etag as string;
+    for (const ifNoneMatch of ['*', current, 'not-a-tag']) {
+      expectProblem(await patch(region.key, key.id, { description: 'v4' }, { 'if-none-match': ifNoneMatch }), 412);
+    }
+    expect((await patch(region.key, key.id, { description: 'v4' }, { 'if-none-match': '"other"' })).statusCode).toBe(
+      200,
+    );
     // A key that is not there is 404 whatever the condition.
     expectProblem(await patch(region.key, (await newRegion(t)).keyId, {}, { 'if-match': '*' }), 404);
   });
