@@ -336,6 +336,40 @@ const OPERATIONS = [
   ],
   [
     2,
+    'GET /auth/region/api-keys/{id}',
+    async () => {
+      const k = use(pick(keys));
+      const target = use(pick(keys));
+      await call('GET /auth/region/api-keys/{id}', [200], `/auth/region/api-keys/${target.id}`, { apiKey: k.key });
+      release(target);
+      release(k);
+    },
+  ],
+  [
+    2,
+    'PATCH /auth/region/api-keys/{id}',
+    async () => {
+      const k = use(pick(keys));
+      const target = use(pick(keys));
+      // Read, then change that version (If-Match): another change of the same key in between is a 412.
+      const read = await call('GET /auth/region/api-keys/{id}', [200], `/auth/region/api-keys/${target.id}`, {
+        apiKey: k.key,
+      });
+      if (read) {
+        const body = { description: `soak ${randomBytes(3).toString('hex')}` };
+        await call('PATCH /auth/region/api-keys/{id}', [200, 412], `/auth/region/api-keys/${target.id}`, {
+          method: 'PATCH',
+          body: JSON.stringify(body),
+          headers: { 'content-type': 'application/merge-patch+json', 'if-match': read.etag },
+          apiKey: k.key,
+        });
+      }
+      release(target);
+      release(k);
+    },
+  ],
+  [
+    2,
     'GET /auth/region/api-keys/{id}/usage',
     async () => {
       const k = use(pick(keys));

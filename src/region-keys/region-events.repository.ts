@@ -3,7 +3,13 @@ import { DataSource } from 'typeorm';
 
 import { managerOf, type Transaction } from '../database';
 
-export const REGION_EVENT_TYPES = ['region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked'] as const;
+export const REGION_EVENT_TYPES = [
+  'region.created',
+  'api_key.created',
+  'api_key.rolled',
+  'api_key.revoked',
+  'api_key.updated',
+] as const;
 export type RegionEventType = (typeof REGION_EVENT_TYPES)[number];
 
 /** Who made a change: a region API key (over HTTP), or an operator (CLI, first start). */
@@ -11,13 +17,23 @@ export type EventActor = { type: 'api_key'; apiKeyId: string; tokenPreview: stri
 
 /**
  * The key a change acted on; `revokesAt` only on `api_key.rolled`, when the old key stops;
- * `grant` on the events that create or roll a key: what it may do, and from where.
+ * `grant` on the events that create or roll a key: what it may do, and from where;
+ * `expiresAt` on the events that create, roll or update a key that expires.
  */
 export interface EventApiKey {
   id: string;
   tokenPreview: string;
   revokesAt?: Date;
+  expiresAt?: Date;
   grant?: { permissions: string[]; allowedCidrs: string[] | null };
+}
+
+/** What an api_key.updated set, by field, with the new values (timestamps as ISO strings). */
+export interface KeyChanges {
+  description?: string | null;
+  permissions?: string[];
+  allowedCidrs?: string[] | null;
+  expiresAt?: string | null;
 }
 
 export interface RegionEventRecord {
@@ -28,6 +44,8 @@ export interface RegionEventRecord {
   occurredAt: Date;
   actor: EventActor;
   apiKey: EventApiKey;
+  /** Only on api_key.updated. */
+  changes?: KeyChanges;
   clientAddress: string | null;
   requestId: string | null;
 }
@@ -53,11 +71,13 @@ interface RegionEventRow {
   apiKeyRevokesAt: Date | null;
   apiKeyPermissions: string[] | null;
   apiKeyAllowedCidrs: string[] | null;
+  apiKeyExpiresAt: Date | null;
+  changes: KeyChanges | null;
   clientAddress: string | null;
   requestId: string | null;
 }
 
-const COLUMNS = 14;
+const COLUMNS = 16;
 
 /**
  * The region's audit trail (region_events): rows are only inserted, in the transaction of
@@ -84,12 +104,15 @@ export class RegionEventsRepository {
       event.apiKey.revokesAt ?? null,
       event.apiKey.grant?.permissions ?? null,
       event.apiKey.grant?.allowedCidrs ?? null,
+      event.apiKey.expiresAt ?? null,
+      event.changes === undefined ? null : JSON.stringify(event.changes),
       event.clientAddress,
       event.requestId,
     ]);
     await managerOf(tx).query(
       `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, actor_api_key_id, actor_token_preview,
-         api_key_id, api_key_token_preview, api_key_revokes_at, api_key_permissions, api_key_allowed_cidrs, client_address, request_id)
+         api_key_id, api_key_token_preview, api_key_revokes_at, api_key_permissions, api_key_allowed_cidrs, api_key_expires_at, changes,
+         client_address, request_id)
        VALUES ${placeholders.join(', ')}`,
       values,
     );
@@ -113,7 +136,8 @@ export class RegionEventsRepository {
       `SELECT id, seq, type, occurred_at AS "occurredAt", actor_type AS "actorType", actor_api_key_id AS "actorApiKeyId",
               actor_token_preview AS "actorTokenPreview", api_key_id AS "apiKeyId", api_key_token_preview AS "apiKeyTokenPreview",
               api_key_revokes_at AS "apiKeyRevokesAt", api_key_permissions AS "apiKeyPermissions",
-              api_key_allowed_cidrs AS "apiKeyAllowedCidrs", client_address AS "clientAddress", request_id AS "requestId"
+              api_key_allowed_cidrs AS "apiKeyAllowedCidrs", api_key_expires_at AS "apiKeyExpiresAt", changes,
+              client_address AS "clientAddress", request_id AS "requestId"
          FROM region_events
         WHERE region_id = $1 ${after ? 'AND (occurred_at, seq) < ($3, $4)' : ''}
         ORDER BY occurred_at DESC, seq DESC
@@ -133,10 +157,12 @@ export class RegionEventsRepository {
         id: row.apiKeyId,
         tokenPreview: row.apiKeyTokenPreview,
         ...(row.apiKeyRevokesAt ? { revokesAt: row.apiKeyRevokesAt } : {}),
+        ...(row.apiKeyExpiresAt ? { expiresAt: row.apiKeyExpiresAt } : {}),
         ...(row.apiKeyPermissions
           ? { grant: { permissions: row.apiKeyPermissions, allowedCidrs: row.apiKeyAllowedCidrs } }
           : {}),
       },
+      ...(row.changes ? { changes: row.changes } : {}),
       clientAddress: row.clientAddress,
       requestId: row.requestId,
     }));

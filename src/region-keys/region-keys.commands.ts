@@ -1,6 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 
 import { type CliCommand, cliCommand, type CliExecute, type CliOutput, requireText, UsageError } from '../common/cli';
+import { ValidationFailedError } from '../common/problem';
+import { isDateTime } from '../common/validation';
 import { AppConfig } from '../config';
 import { parseCidr } from './address-allowlist';
 import { generateApiKey } from './api-key-codec';
@@ -42,6 +44,14 @@ function optionalCidrs(values: string[] | undefined): string[] | null {
   });
 }
 
+/** An RFC 3339 date-time with an offset; how far ahead it may be, the service checks against its clock. */
+function optionalExpiry(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (!isDateTime(value.trim()))
+    throw new UsageError(`--expires-at must be an RFC 3339 date-time with an offset, e.g. 2027-03-01T00:00:00Z`);
+  return value.trim();
+}
+
 const keyOutput = (apiKey: ApiKeyRecord, key: string) => ({
   id: apiKey.id,
   key,
@@ -49,6 +59,7 @@ const keyOutput = (apiKey: ApiKeyRecord, key: string) => ({
   description: apiKey.description,
   permissions: apiKey.permissions,
   allowedCidrs: apiKey.allowedCidrs,
+  expiresAt: apiKey.expiresAt?.toISOString() ?? null,
 });
 
 /** A new key as text: shown only now. */
@@ -57,6 +68,7 @@ const newKeyLines = (apiKey: ApiKeyRecord, key: string) => [
   `X-API-Key: ${key}`,
   `Permissions: ${apiKey.permissions.join(', ')}`,
   `Allowed from: ${apiKey.allowedCidrs ? apiKey.allowedCidrs.join(', ') : 'any address'}`,
+  `Expires:   ${apiKey.expiresAt ? apiKey.expiresAt.toISOString() : 'never'}`,
   'The key is shown only now. Store it safely.',
 ];
 
@@ -66,11 +78,13 @@ function describeEvent(event: RegionEventDto): string {
   const actor =
     event.actor.type === 'api_key' ? `key ${event.actor.tokenPreview} (${event.actor.apiKeyId})` : 'operator';
   const stops = event.apiKey.revokesAt ? ` stops ${event.apiKey.revokesAt}` : '';
+  const expires = event.apiKey.expiresAt ? ` expires ${event.apiKey.expiresAt}` : '';
+  const changes = event.changes ? ` sets ${JSON.stringify(event.changes)}` : '';
   const grant = event.apiKey.permissions
     ? ` grants ${event.apiKey.permissions.join(',')} from ${event.apiKey.allowedCidrs?.join(',') ?? 'any address'}`
     : '';
   const from = event.clientAddress ? ` from ${event.clientAddress} request ${event.requestId}` : '';
-  return `${event.occurredAt}  ${event.type.padEnd(15)}  key ${event.apiKey.tokenPreview} (${event.apiKey.id})${stops}${grant}  by ${actor}${from}`;
+  return `${event.occurredAt}  ${event.type.padEnd(15)}  key ${event.apiKey.tokenPreview} (${event.apiKey.id})${stops}${expires}${grant}${changes}  by ${actor}${from}`;
 }
 
 /** Work with the region keys service. */
@@ -83,6 +97,7 @@ const DESCRIPTION = { type: 'string' } as const;
 const PERMISSION = { type: 'string', multiple: true } as const;
 const ALLOW_CIDR = { type: 'string', multiple: true } as const;
 const REGION = { type: 'string' } as const;
+const EXPIRES_AT = { type: 'string' } as const;
 
 /** The operator's commands for regions and their keys, in the order of the usage text. */
 export const REGION_KEYS_COMMANDS: CliCommand[] = [
@@ -130,26 +145,41 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
   }),
   cliCommand({
     name: 'key create',
-    synopsis: ['--region <id> [--description <text>] [--permission <p>]...', '[--allow-cidr <cidr>]... [--json]'],
+    synopsis: [
+      '--region <id> [--description <text>] [--permission <p>]...',
+      '[--allow-cidr <cidr>]... [--expires-at <date-time>] [--json]',
+    ],
     description: [
       'Create an API key for a region (e.g. one that has lost its keys).',
       '--permission: region:read or keys:write, repeatable (default: both).',
       '--allow-cidr: an IPv4 or IPv6 CIDR the key may be used from, repeatable',
       '(default: any address).',
+      '--expires-at: when the key stops working, an RFC 3339 date-time at least',
+      'a minute and at most API_KEY_MAX_LIFETIME_DAYS ahead (default: never).',
     ],
-    options: { region: REGION, description: DESCRIPTION, permission: PERMISSION, 'allow-cidr': ALLOW_CIDR },
+    options: {
+      region: REGION,
+      description: DESCRIPTION,
+      permission: PERMISSION,
+      'allow-cidr': ALLOW_CIDR,
+      'expires-at': EXPIRES_AT,
+    },
     modules: [RegionKeysModule],
     parse: (values) => {
       const regionId = requireRegionId(values.region);
       const description = optionalDescription(values.description);
       const permissions = optionalPermissions(values.permission);
       const allowedCidrs = optionalCidrs(values['allow-cidr']);
+      const expiresAt = optionalExpiry(values['expires-at']);
       return withRegionKeys(async (service) => {
-        const { region, apiKey, key } = await service.createKey(
-          regionId,
-          { description, permissions, allowedCidrs },
-          OPERATOR,
-        );
+        const { region, apiKey, key } = await service
+          .createKey(regionId, { description, permissions, allowedCidrs, expiresAt }, OPERATOR)
+          .catch((err: unknown) => {
+            // The service names the field as an HTTP client sends it; here it is an option.
+            if (err instanceof ValidationFailedError)
+              throw new UsageError(`--expires-at: ${err.errors.map((e) => e.message).join('; ')}`);
+            throw err;
+          });
         return {
           // The shape of `region create`'s, so that one reader takes both.
           value: { region: { id: region.id, name: region.name }, apiKey: keyOutput(apiKey, key) },
@@ -174,7 +204,7 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
   cliCommand({
     name: 'region events',
     synopsis: ['--region <id> [--json]'],
-    description: ["List a region's events (keys created, rolled and revoked), newest first."],
+    description: ["List a region's events (keys created, rolled, updated and revoked), newest first."],
     options: { region: REGION },
     modules: [RegionKeysModule],
     parse: (values) => {

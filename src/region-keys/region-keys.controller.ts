@@ -1,43 +1,71 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBody,
+  ApiConsumes,
   ApiCreatedResponse,
+  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
-import { absoluteUrl, locationHeader, SecretResponse } from '../common/http';
+import {
+  absoluteUrl,
+  AcceptsMergePatch,
+  EntityTagged,
+  ifNoneMatchHit,
+  locationHeader,
+  SecretResponse,
+} from '../common/http';
 import { Idempotent } from '../common/idempotency';
-import { NOT_FOUND, VALIDATION } from '../common/problem';
+import { NOT_FOUND, PRECONDITION_FAILED, VALIDATION } from '../common/problem';
 import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
 import { invalidBody, invalidQuery, notAUuid, UuidParam } from '../common/validation';
 import { AppConfig } from '../config';
-import { CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyDto, CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { RegionDto } from './dto/region.dto';
 import { ListRegionEventsQueryDto, RegionEventPageDto } from './dto/region-event.dto';
 import { DEFAULT_REVOKE_OLD_AFTER_SECONDS, RollApiKeyDto } from './dto/roll-api-key.dto';
+import { UpdateApiKeyDto } from './dto/update-api-key.dto';
+import { keyEtag } from './key-etag';
 import { KeyUsageDto, KeyUsageQueryDto } from './key-usage/key-usage.dto';
 import { KeyUsageService, UsageKeyNotFoundError } from './key-usage/key-usage.service';
 import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from './region-key-auth.decorator';
-import { API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, ApiKeyNotFoundError, LAST_API_KEY } from './region-keys.errors';
+import {
+  API_KEY_ALREADY_ROLLED,
+  API_KEY_LIMIT,
+  ApiKeyChangedError,
+  ApiKeyNotFoundError,
+  LAST_API_KEY,
+} from './region-keys.errors';
 import { RegionKeysService } from './region-keys.service';
 import { type ChangeOrigin, type RegionPrincipal } from './region-keys.types';
 
-/** A key's URI: DELETE revokes it, and /usage below it reads its usage. */
+/** A key's URI: GET reads it, PATCH changes it, DELETE revokes it, and /usage below it reads its usage. */
 const apiKeyPath = (id: string): string => `/auth/region/api-keys/${id}`;
 const KEY_LOCATION = locationHeader(
-  'The URI of the new key (DELETE it to revoke it).',
+  'The URI of the new key: GET it (with a key holding region:read), PATCH it, or DELETE it to revoke it.',
   '/auth/region/api-keys/3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
 );
 
+const KEY_ETAG = {
+  ETag: {
+    description:
+      "Strong entity tag of the key's version: it changes whenever any field but `lastUsedAt` does (that one moves " +
+      'by itself while the key is in use, and a change cannot lose it). Send it in If-Match with a PATCH.',
+    schema: { type: 'string', example: '"9c1185a5c5e9fc54612808977ee8f548b2258d31b3f3c3a0ac2f3f1c6f2e4b1d"' },
+  },
+} as const;
+
 const KEY_NOT_FOUND = {
   types: [NOT_FOUND],
-  description: 'No active key with this id in your region.',
+  description:
+    'No active key with this id in your region: none was made, or it was revoked, has expired or is of another region.',
   examples: [() => new ApiKeyNotFoundError()],
 };
 const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: "The key's id (from GET /auth/regions/me)." } as const;
@@ -105,6 +133,125 @@ export class RegionKeysController {
     return CreatedApiKeyDto.fromIssued(apiKey, key);
   }
 
+  @Get('region/api-keys/:id')
+  @EntityTagged()
+  @RequiresPermission('region:read')
+  @ApiOperation({
+    operationId: 'getApiKey',
+    summary: 'Get an API key',
+    description:
+      'One active key of your region, as GET /auth/regions/me lists it, with its ETag. Revoked and expired keys, and ' +
+      'keys of other regions, are 404. The ETag leaves out `lastUsedAt` (see the header), so a 304 to If-None-Match ' +
+      'says the key is as you hold it but for when it was last used.',
+  })
+  @ApiParam(KEY_ID_PARAM)
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: "ETags you hold (or `*`): if one is the key's current ETag, the answer is 304 without a body.",
+    schema: { type: 'string' },
+  })
+  @ApiOkResponse({ type: ApiKeyDto, description: 'The key.', headers: KEY_ETAG })
+  @ApiResponse({
+    status: 304,
+    description: 'Not modified: the key still has the ETag sent in If-None-Match.',
+    headers: KEY_ETAG,
+  })
+  @ApiProblems(
+    { types: [VALIDATION], description: 'The id is not a UUID.', examples: [() => notAUuid('id')] },
+    KEY_NOT_FOUND,
+  )
+  async getKey(
+    @CurrentRegion() caller: RegionPrincipal,
+    @UuidParam('id') id: string,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const key = this.regionKeys.findKey(caller, id);
+    const etag = keyEtag(key);
+    const held = ifNoneMatchHit(ifNoneMatch, etag);
+    if (held !== undefined) {
+      await reply.status(304).header('ETag', held).send();
+      return;
+    }
+    await reply.status(200).header('ETag', etag).send(ApiKeyDto.from(key));
+  }
+
+  @Patch('region/api-keys/:id')
+  @EntityTagged()
+  @AcceptsMergePatch()
+  @RequiresPermission('keys:write')
+  @ApiOperation({
+    operationId: 'updateApiKey',
+    summary: 'Update an API key',
+    description:
+      'Changes a key of your region: its `description`, its `permissions` (only fewer: for more, create a new key), ' +
+      'its `allowedCidrs` and its `expiresAt`. A JSON Merge Patch (RFC 7396, `application/merge-patch+json`) or the ' +
+      'same object as `application/json`: fields left out stay as they are, null clears. Never more than the key ' +
+      'making the request holds (else 403 `insufficient-permission`). A region keeps at least one key that holds ' +
+      '`keys:write`, can be used from some address, and neither expires nor is scheduled to stop: a change that would ' +
+      'leave none is refused (`last-api-key`). With If-Match, the change is made only while the key still has that ' +
+      'ETag (else 412). A change is recorded as one `api_key.updated` event; a patch that changes nothing answers ' +
+      'the key as it is, and records nothing.',
+  })
+  @ApiParam(KEY_ID_PARAM)
+  @ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description:
+      "Optional. The key's ETag from your last GET (or PATCH): the change is made only if the key is still as you " +
+      'read it, else 412. `*`: only if the key exists. A malformed value is a 412 too. Without it the change is ' +
+      'unconditional.',
+    schema: { type: 'string' },
+  })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description:
+      "Optional. `*`: 412 because the key exists; ETags (compared weakly): 412 if one is the key's current ETag. " +
+      'Checked after If-Match; a malformed value is a 412. On a key that does not exist the answer stays 404.',
+    schema: { type: 'string', example: '*' },
+  })
+  @ApiConsumes('application/merge-patch+json', 'application/json')
+  @ApiBody({ type: UpdateApiKeyDto, required: false })
+  @ApiOkResponse({ type: ApiKeyDto, description: 'The key as it is now, with its new ETag.', headers: KEY_ETAG })
+  @ApiProblems(
+    ...jsonBodyProblems(
+      'The id is not a UUID, or the body has invalid or unknown fields: a permission the key does not hold ' +
+        '(`permissions` only narrow), an empty list, an invalid CIDR, an `expiresAt` less than a minute or more than ' +
+        'the allowed days ahead.',
+      invalidBody(UpdateApiKeyDto, { description: 'x'.repeat(300) }),
+    ),
+    KEY_NOT_FOUND,
+    {
+      types: [PRECONDITION_FAILED],
+      examples: [() => new ApiKeyChangedError('If-Match')],
+      description:
+        'Precondition failed: the key has changed since the version named in If-Match (GET it again), or ' +
+        'If-None-Match is `*` or names its current ETag. Nothing was changed.',
+    },
+    {
+      types: [LAST_API_KEY],
+      description:
+        'The change would leave the region without a permanent key that holds keys:write (this key is the only one, and ' +
+        'would lose keys:write, get an allowlist no address passes, or get an expiry).',
+    },
+  )
+  async updateKey(
+    @CurrentRegion() caller: RegionPrincipal,
+    @ChangeOriginOf() origin: ChangeOrigin,
+    @UuidParam('id') id: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: UpdateApiKeyDto = {},
+  ): Promise<ApiKeyDto> {
+    const conditions = { ifMatch, ifNoneMatch };
+    const key = await this.regionKeys.updateKey(caller.regionId, id, body, conditions, origin, caller.permissions);
+    reply.header('ETag', keyEtag(key));
+    return ApiKeyDto.from(key);
+  }
+
   @Delete('region/api-keys/:id')
   @RequiresPermission('keys:write')
   @HttpCode(204)
@@ -112,16 +259,17 @@ export class RegionKeysController {
     operationId: 'revokeApiKey',
     summary: 'Delete (revoke) an API key',
     description:
-      'Revokes a key of your region at once. A region keeps at least one key that holds `keys:write` and is not ' +
-      'scheduled for revocation: deleting the last such key is refused. A key may delete itself.',
+      'Revokes a key of your region at once. A region keeps at least one key that holds `keys:write`, can be used ' +
+      'from some address, and neither expires nor is scheduled for revocation: deleting the last such key is ' +
+      'refused. A key may delete itself.',
   })
   @ApiParam(KEY_ID_PARAM)
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiProblems(...unexpectedBodyProblems('The id is not a UUID.', () => notAUuid('id')), KEY_NOT_FOUND, {
     types: [LAST_API_KEY],
     description:
-      "This is the region's only key that holds keys:write and is not scheduled for revocation (the others, if any, " +
-      'are about to stop or cannot manage keys).',
+      "This is the region's only key that holds keys:write and neither expires nor is scheduled for revocation (the " +
+      'others, if any, are about to stop or cannot manage keys).',
   })
   async revokeKey(
     @CurrentRegion() caller: RegionPrincipal,
@@ -145,7 +293,8 @@ export class RegionKeysController {
       "key's description, `permissions` and `allowedCidrs` unless others are given (null: any address), so a roll " +
       'never widens a key; it never holds more than the key making the request (else 403 `insufficient-permission`). ' +
       "The region's key limit counts the new key. Rolling the region's last permanent key holding `keys:write` into " +
-      'a key without it is refused (`last-api-key`).',
+      "a key without it, or into one that expires, is refused (`last-api-key`). The new key keeps the old key's " +
+      '`expiresAt` unless another is given.',
   })
   @ApiParam({ ...KEY_ID_PARAM, description: 'The id of the key to replace (from GET /auth/regions/me).' })
   @ApiBody({ type: RollApiKeyDto, required: false })
@@ -182,6 +331,7 @@ export class RegionKeysController {
         description: body.description,
         permissions: body.permissions,
         allowedCidrs: body.allowedCidrs,
+        expiresAt: body.expiresAt,
         revokeOldAfterSeconds: body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS,
       },
       origin,

@@ -1,4 +1,12 @@
-import { ConflictError, defineProblemType, DomainError, NotFoundError, UnauthenticatedError } from '../common/problem';
+import {
+  ConflictError,
+  defineProblemType,
+  DomainError,
+  NotFoundError,
+  PRECONDITION_FAILED,
+  UnauthenticatedError,
+  ValidationFailedError,
+} from '../common/problem';
 import type { ApiEnvironment } from './api-key-codec';
 import type { Permission } from './permissions';
 
@@ -29,8 +37,8 @@ export const LAST_API_KEY = defineProblemType({
   status: 409,
   title: 'Cannot remove the last managing API key',
   meaning:
-    'The change would leave the region without an active key that holds keys:write and is not scheduled for revocation: ' +
-    "deleting that key, or rolling it into a key without keys:write. Without one, nobody could manage the region's keys over the API.",
+    'The change would leave the region without an active key that holds keys:write, does not expire and is not scheduled for revocation: ' +
+    "deleting that key, rolling it into a key without keys:write or with an expiry, or a PATCH that takes either away. Without one, nobody could manage the region's keys over the API.",
   action: 'Create another key with keys:write (or roll this one into one that holds it) first, then retry.',
   example: () => new LastApiKeyError(),
 });
@@ -79,8 +87,8 @@ export class LastApiKeyError extends ConflictError {
   constructor() {
     super(
       LAST_API_KEY,
-      'A region must keep at least one active API key that holds keys:write and is not scheduled for revocation. ' +
-        'Create another such key (or roll this one into one) first.',
+      'A region must keep at least one active API key that holds keys:write, does not expire and is not scheduled for ' +
+        'revocation. Create another such key (or roll this one into one) first.',
     );
   }
 }
@@ -136,6 +144,30 @@ export const unkeepablePermissions = (permissions: Permission[]) =>
     `A roll keeps the old key's permissions unless others are asked for, and a key can grant only permissions ` +
       `it holds itself; the key being rolled holds ${permissions.join(', ')}, which this one does not.`,
   );
+
+/** A PATCH may only take permissions away: more is a new key (which the caller can create). */
+export const unnarrowingPermissions = (permissions: Permission[]) =>
+  new ValidationFailedError([
+    {
+      field: 'permissions',
+      message:
+        `permissions may only narrow the key's own; it does not hold ${permissions.join(', ')}. ` +
+        'Create a new key for more',
+    },
+  ]);
+
+/** If-Match names a version of the key it no longer has, or If-None-Match is `*` or its version. */
+export class ApiKeyChangedError extends DomainError {
+  constructor(header: 'If-Match' | 'If-None-Match') {
+    super(
+      PRECONDITION_FAILED,
+      header === 'If-Match'
+        ? 'The API key has changed since the version named in If-Match. GET it again, and send its new ETag if your ' +
+            'change still applies.'
+        : 'The API key exists and matches If-None-Match (`*`, or one of its ETags), so it was not changed.',
+    );
+  }
+}
 
 /**
  * A valid key sent from an address outside its allowlist. Refused like a failed

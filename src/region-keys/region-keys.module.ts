@@ -5,6 +5,7 @@ import { IdempotencyModule } from '../common/idempotency';
 import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
+import { KeyExpiryMetric } from './key-expiry-metric';
 import { KeyUsageModule } from './key-usage/key-usage.module';
 import { RegionEventsRepository } from './region-events.repository';
 import { UnusableKeyRefusal } from './region-key-auth.decorator';
@@ -29,6 +30,7 @@ import { RegionKeysSettings } from './region-keys.settings';
     ApiKeyStrategy,
     UnusableKeyRefusal,
     InitialRegion,
+    KeyExpiryMetric,
   ],
   exports: [RegionKeysService],
 })

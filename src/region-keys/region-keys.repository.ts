@@ -16,6 +16,7 @@ export type ApiKeyRecord = Pick<
   | 'updatedAt'
   | 'lastUsedAt'
   | 'revokesAt'
+  | 'expiresAt'
   | 'permissions'
   | 'allowedCidrs'
 >;
@@ -36,24 +37,29 @@ export interface KeyWithRegion {
 
 export type NewApiKey = Pick<
   ApiKey,
-  'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description' | 'permissions' | 'allowedCidrs'
+  'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description' | 'permissions' | 'allowedCidrs' | 'expiresAt'
 >;
 
+/** What a PATCH may change on a key; what is absent stays as it is. */
+export type ApiKeyChanges = Partial<Pick<ApiKey, 'description' | 'permissions' | 'allowedCidrs' | 'expiresAt'>>;
+
 const API_KEY_COLUMNS = `id, description, token_preview AS "tokenPreview", created_at AS "createdAt", updated_at AS "updatedAt",
-  last_used_at AS "lastUsedAt", revokes_at AS "revokesAt", permissions, allowed_cidrs AS "allowedCidrs"`;
+  last_used_at AS "lastUsedAt", revokes_at AS "revokesAt", expires_at AS "expiresAt", permissions,
+  allowed_cidrs AS "allowedCidrs"`;
 
 /**
- * A key that authenticates at the time given as parameter `at`: not revoked, and not past
- * a scheduled revocation. The time comes from the service's clock, not from the database's
+ * A key that authenticates at the time given as parameter `at`: not revoked, not past a
+ * scheduled revocation (a roll's), and not past its expiry. The time comes from the service's clock, not from the database's
  * now(), so that every instance and every test goes by the same notion of time.
  */
 const activeAt = (alias: string, at: string) =>
-  `${alias}.revoked_at IS NULL AND (${alias}.revokes_at IS NULL OR ${alias}.revokes_at > ${at})`;
+  `${alias}.revoked_at IS NULL AND (${alias}.revokes_at IS NULL OR ${alias}.revokes_at > ${at})
+   AND (${alias}.expires_at IS NULL OR ${alias}.expires_at > ${at})`;
 
 // The presented key by its hash (unique index), its region (primary key) and the region's
 // active keys (partial index on region_id, created_at): one round trip, every row one key
 // of the region. An inner join is enough: the presented key is one of the active keys.
-// A key past its revokesAt is refused and no longer listed, by this same query. The
+// A key past its revokesAt or expiresAt is refused and no longer listed, by this same query. The
 // presented key's permissions and allowlist come with it, so checking them costs no query.
 const KEY_WITH_REGION = `
   SELECT presented.id AS "presentedId", presented.token_preview AS "presentedTokenPreview",
@@ -63,7 +69,7 @@ const KEY_WITH_REGION = `
          region.updated_at AS "regionUpdatedAt",
          key.id, key.description, key.token_preview AS "tokenPreview", key.created_at AS "createdAt",
          key.updated_at AS "updatedAt", key.last_used_at AS "lastUsedAt", key.revokes_at AS "revokesAt",
-         key.permissions, key.allowed_cidrs AS "allowedCidrs"
+         key.expires_at AS "expiresAt", key.permissions, key.allowed_cidrs AS "allowedCidrs"
     FROM api_keys presented
     JOIN regions region ON region.id = presented.region_id
     JOIN api_keys key ON key.region_id = presented.region_id AND ${activeAt('key', '$2')}
@@ -118,6 +124,7 @@ export class RegionKeysRepository {
           updatedAt,
           lastUsedAt,
           revokesAt,
+          expiresAt,
           permissions,
           allowedCidrs,
         }) => ({
@@ -128,6 +135,7 @@ export class RegionKeysRepository {
           updatedAt,
           lastUsedAt,
           revokesAt,
+          expiresAt,
           permissions,
           allowedCidrs,
         }),
@@ -200,13 +208,15 @@ export class RegionKeysRepository {
   }
 
   /**
-   * Keys that will keep working (not revoked and not scheduled to be), may manage the region's
-   * keys, and can be used from some address (no allowlist, or a non-empty one: see admitsSomeAddress).
+   * Keys that will keep working (not revoked, not scheduled to be, and not expiring), may manage
+   * the region's keys, and can be used from some address (no allowlist, or a non-empty one: see
+   * admitsSomeAddress).
    */
   async countPermanentManagers(tx: Transaction, regionId: string): Promise<number> {
     const [{ count }]: [{ count: number }] = await managerOf(tx).query(
       `SELECT count(*)::int AS count FROM api_keys
-        WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL AND $2 = ANY(permissions)
+        WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL AND expires_at IS NULL
+          AND $2 = ANY(permissions)
           AND (allowed_cidrs IS NULL OR cardinality(allowed_cidrs) > 0)`,
       [regionId, MANAGE_KEYS],
     );
@@ -254,12 +264,51 @@ export class RegionKeysRepository {
 
   async insertKey(tx: Transaction, key: NewApiKey): Promise<ApiKeyRecord> {
     const [row]: [ApiKeyRecord] = await managerOf(tx).query(
-      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions, allowed_cidrs)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions, allowed_cidrs, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        RETURNING ${API_KEY_COLUMNS}`,
-      [key.id, key.regionId, key.tokenHash, key.tokenPreview, key.description, key.permissions, key.allowedCidrs],
+      [
+        key.id,
+        key.regionId,
+        key.tokenHash,
+        key.tokenPreview,
+        key.description,
+        key.permissions,
+        key.allowedCidrs,
+        key.expiresAt,
+      ],
     );
     return row;
+  }
+
+  /** Sets the fields given (at least one), and updatedAt; answers with the key as it is now. */
+  async updateKey(tx: Transaction, keyId: string, changes: ApiKeyChanges, now: Date): Promise<ApiKeyRecord> {
+    const columns = {
+      description: 'description',
+      permissions: 'permissions',
+      allowedCidrs: 'allowed_cidrs',
+      expiresAt: 'expires_at',
+    };
+    const fields = (Object.keys(columns) as (keyof ApiKeyChanges)[]).filter((field) => changes[field] !== undefined);
+    const sets = fields.map((field, i) => `${columns[field]} = $${i + 3}`);
+    const [rows]: [ApiKeyRecord[], number] = await managerOf(tx).query(
+      `UPDATE api_keys SET updated_at = $2, ${sets.join(', ')} WHERE id = $1 RETURNING ${API_KEY_COLUMNS}`,
+      [keyId, now, ...fields.map((field) => changes[field])],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Active keys of all regions that expire before `until`: one count on the partial index of
+   * expiring keys, read at each scrape of the metrics.
+   */
+  async countKeysExpiringBefore(now: Date, until: Date): Promise<number> {
+    const [{ count }]: [{ count: number }] = await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM api_keys key
+        WHERE key.expires_at IS NOT NULL AND key.revoked_at IS NULL AND key.expires_at <= $2 AND ${activeAt('key', '$1')}`,
+      [now, until],
+    );
+    return count;
   }
 
   insertRegion(tx: Transaction, region: Pick<Region, 'id' | 'name'>): Promise<Region> {

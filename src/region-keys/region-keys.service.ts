@@ -3,30 +3,46 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
+import { ValidationFailedError } from '../common/problem';
 import { AppConfig } from '../config';
 import { type Transaction, UnitOfWork } from '../database';
 import { admitsSomeAddress, allowlistOf } from './address-allowlist';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
 import { decodeEventCursor, encodeEventCursor, invalidEventCursor } from './event-cursor';
+import { failedKeyCondition } from './key-etag';
 import { MANAGE_KEYS, normalisePermissions, type Permission, PERMISSIONS } from './permissions';
-import { type EventApiKey, RegionEventsRepository, type RegionEventType } from './region-events.repository';
+import {
+  type EventApiKey,
+  type KeyChanges,
+  RegionEventsRepository,
+  type RegionEventType,
+} from './region-events.repository';
 import {
   AddressNotAllowedError,
   ApiKeyAlreadyRolledError,
+  ApiKeyChangedError,
   ApiKeyLimitError,
   ApiKeyNotFoundError,
   LastApiKeyError,
   RegionNotFoundError,
   ungrantablePermissions,
   unkeepablePermissions,
+  unnarrowingPermissions,
 } from './region-keys.errors';
-import { type ApiKeyRecord, type KeyWithRegion, RegionKeysRepository } from './region-keys.repository';
+import {
+  type ApiKeyChanges,
+  type ApiKeyRecord,
+  type KeyWithRegion,
+  RegionKeysRepository,
+} from './region-keys.repository';
 import { RegionKeysSettings } from './region-keys.settings';
 import {
   type ChangeOrigin,
   type IssuedApiKey,
+  type KeyConditions,
   type KeyGrantRequest,
+  type KeyPatch,
   OPERATOR,
   type RegionEventPage,
   type RegionPrincipal,
@@ -70,26 +86,26 @@ export class RegionKeysService {
    * Creates a key granting at most what `held` (the caller's key's permissions) holds; an
    * operator holds everything. Answers with the region too, for the operator who named it by id.
    */
-  createKey(
+  async createKey(
     regionId: string,
     request: KeyGrantRequest,
     origin: ChangeOrigin,
     held: readonly Permission[] = PERMISSIONS,
   ): Promise<IssuedApiKey & { region: Pick<Region, 'id' | 'name'> }> {
     const permissions = grantable(request.permissions, held);
+    const expiresAt = this.expiryOf(request.expiresAt) ?? null;
     return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
       const region = await this.repository.lockRegion(tx, regionId);
       if (!region) throw new RegionNotFoundError(regionId);
       const now = this.clock.now();
       const limit = this.settings.MAX_API_KEYS_PER_REGION;
       if ((await this.repository.countActiveKeys(tx, regionId, now)) >= limit) throw new ApiKeyLimitError(limit);
-      const issued = await this.issueKey(
-        tx,
-        regionId,
-        request.description ?? null,
+      const issued = await this.issueKey(tx, regionId, {
+        description: request.description ?? null,
         permissions,
-        request.allowedCidrs ?? null,
-      );
+        allowedCidrs: request.allowedCidrs ?? null,
+        expiresAt,
+      });
       await this.record(tx, regionId, now, origin, [['api_key.created', grantOf(issued.apiKey)]]);
       return { ...issued, region };
     });
@@ -121,14 +137,14 @@ export class RegionKeysService {
 
   /**
    * Replaces a key: creates a new one and schedules the old one to stop after
-   * `revokeOldAfterSeconds` (0: at once). The new key never expires, so the region keeps a
-   * key that keeps working. The old key's description, permissions and allowlist are kept
-   * unless others are given, so a roll never widens a key; the permissions are never more
-   * than the caller holds, asked for or kept. Rolling the region's last permanent manager
-   * into a key that cannot manage (no keys:write, or an allowlist no address passes) is
-   * refused: once the old key stops, nothing could manage the region.
+   * `revokeOldAfterSeconds` (0: at once). The old key's description, permissions, allowlist
+   * and expiry are kept unless others are given, so a roll never widens a key; the
+   * permissions are never more than the caller holds, asked for or kept. Rolling the region's
+   * last permanent manager into a key that cannot manage (no keys:write, or an allowlist no
+   * address passes) or that expires is refused: once the old key stops, nothing could manage
+   * the region.
    */
-  rollKey(
+  async rollKey(
     regionId: string,
     keyId: string,
     options: KeyGrantRequest & { revokeOldAfterSeconds: number },
@@ -137,6 +153,7 @@ export class RegionKeysService {
   ): Promise<RolledApiKey> {
     // Asking for more than the caller holds is refused before anything is read, as on create.
     const asked = options.permissions && grantable(options.permissions, held);
+    const askedExpiry = this.expiryOf(options.expiresAt);
     return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
       await this.repository.lockRegion(tx, regionId);
       const now = this.clock.now();
@@ -145,6 +162,7 @@ export class RegionKeysService {
       if (old.revokesAt) throw new ApiKeyAlreadyRolledError(old.revokesAt);
       const permissions = asked ?? grantable(old.permissions, held, unkeepablePermissions);
       const allowedCidrs = options.allowedCidrs === undefined ? old.allowedCidrs : options.allowedCidrs;
+      const expiresAt = askedExpiry === undefined ? old.expiresAt : askedExpiry;
       const revokedAtOnce = options.revokeOldAfterSeconds === 0;
       // The limit counts the new key; an old key revoked at once no longer counts.
       const limit = this.settings.MAX_API_KEYS_PER_REGION;
@@ -152,26 +170,106 @@ export class RegionKeysService {
       if (activeAfter > limit) throw new ApiKeyLimitError(limit);
       if (
         isPermanentManager(old) &&
-        !canManage(permissions, allowedCidrs) &&
+        !isPermanentManager({ permissions, allowedCidrs, expiresAt, revokesAt: null }) &&
         (await this.repository.countPermanentManagers(tx, regionId)) <= 1
       ) {
         throw new LastApiKeyError();
       }
       const revokesAt = new Date(now.getTime() + options.revokeOldAfterSeconds * 1000);
       await this.repository.scheduleRevocation(tx, old.id, revokesAt, revokedAtOnce ? now : null, now);
-      const issued = await this.issueKey(
-        tx,
-        regionId,
-        options.description === undefined ? old.description : options.description,
+      const issued = await this.issueKey(tx, regionId, {
+        description: options.description === undefined ? old.description : options.description,
         permissions,
         allowedCidrs,
-      );
+        expiresAt,
+      });
       await this.record(tx, regionId, now, origin, [
         ['api_key.rolled', { ...grantOf(old), revokesAt }],
         ['api_key.created', grantOf(issued.apiKey)],
       ]);
       return { ...issued, replaces: { id: old.id, revokesAt } };
     });
+  }
+
+  /**
+   * A key of the caller's region as GET /auth/regions/me lists it: from the keys the query
+   * that accepted the caller's key read, so it costs no query of its own. Revoked, expired
+   * and other regions' keys are not among them.
+   */
+  findKey(caller: RegionPrincipal, keyId: string): ApiKeyRecord {
+    const key = caller.region.apiKeys.find((candidate) => candidate.id === keyId);
+    if (!key) throw new ApiKeyNotFoundError();
+    return key;
+  }
+
+  /**
+   * Changes a key's description, permissions (only fewer, and never more than `held`),
+   * allowlist or expiry, with its region row locked as for a DELETE: a change that would
+   * leave the region without a permanent manager (see revokeKey) is refused, also under
+   * concurrent changes. With If-Match, only while the key is still as its holder read it (its
+   * ETag, checked under the lock). A patch that changes nothing answers the key as it is,
+   * with no event; otherwise one api_key.updated records what it set.
+   */
+  async updateKey(
+    regionId: string,
+    keyId: string,
+    patch: KeyPatch,
+    conditions: KeyConditions,
+    origin: ChangeOrigin,
+    held: readonly Permission[] = PERMISSIONS,
+  ): Promise<ApiKeyRecord> {
+    const asked = patch.permissions && grantable(patch.permissions, held);
+    const expiresAt = this.expiryOf(patch.expiresAt);
+    return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
+      await this.repository.lockRegion(tx, regionId);
+      const now = this.clock.now();
+      const key = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
+      if (!key) throw new ApiKeyNotFoundError();
+      const failed = failedKeyCondition(conditions, key);
+      if (failed) throw new ApiKeyChangedError(failed);
+      const wider = asked?.filter((permission) => !key.permissions.includes(permission)) ?? [];
+      if (wider.length > 0) throw unnarrowingPermissions(wider);
+      const changes = changesOf(key, {
+        description: patch.description,
+        permissions: asked,
+        allowedCidrs: patch.allowedCidrs && [...new Set(patch.allowedCidrs)],
+        expiresAt,
+      });
+      if (Object.keys(changes).length === 0) return key;
+      if (
+        isPermanentManager(key) &&
+        !isPermanentManager({ ...key, ...changes }) &&
+        (await this.repository.countPermanentManagers(tx, regionId)) <= 1
+      ) {
+        throw new LastApiKeyError();
+      }
+      const updated = await this.repository.updateKey(tx, keyId, changes, now);
+      await this.record(tx, regionId, now, origin, [['api_key.updated', eventKeyOf(updated)]], eventChangesOf(changes));
+      return updated;
+    });
+  }
+
+  /**
+   * An expiresAt as asked for: undefined (not asked), null (never), or the time, which must be
+   * at least a minute ahead of the clock (a key that stops before its holder has deployed it
+   * helps nobody) and at most API_KEY_MAX_LIFETIME_DAYS ahead.
+   */
+  private expiryOf(value: string | null | undefined): Date | null | undefined {
+    if (value === undefined || value === null) return value;
+    const at = new Date(value);
+    const now = this.clock.now().getTime();
+    const days = this.settings.API_KEY_MAX_LIFETIME_DAYS;
+    if (at.getTime() < now + MIN_EXPIRY_AHEAD_MS || at.getTime() > now + days * DAY_MS) {
+      throw new ValidationFailedError([
+        {
+          field: 'expiresAt',
+          message:
+            `expiresAt must be at least 60 seconds and at most ${days} days ahead of the server's clock ` +
+            `(${new Date(now).toISOString()})`,
+        },
+      ]);
+    }
+    return at;
   }
 
   /** A region's events, newest first, from the position a previous page's cursor names. */
@@ -204,7 +302,12 @@ export class RegionKeysService {
     return this.unitOfWork.run(async (tx) => {
       const region = await this.repository.insertRegion(tx, { id: randomUUID(), name });
       // The first key manages the region: a region must keep a key holding keys:write.
-      const issued = await this.issueKey(tx, region.id, description, [...PERMISSIONS], allowedCidrs);
+      const issued = await this.issueKey(tx, region.id, {
+        description,
+        permissions: [...PERMISSIONS],
+        allowedCidrs,
+        expiresAt: null,
+      });
       await this.record(tx, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
       return { region, ...issued };
     });
@@ -233,7 +336,12 @@ export class RegionKeysService {
     await this.repository.lockFirstRegionCreation(tx);
     if (await this.repository.hasAnyRegion(tx)) return null;
     const region = await this.repository.insertRegion(tx, { id: randomUUID(), name });
-    const issued = await this.issueKey(tx, region.id, description, [...PERMISSIONS], null, presetKey);
+    const issued = await this.issueKey(
+      tx,
+      region.id,
+      { description, permissions: [...PERMISSIONS], allowedCidrs: null, expiresAt: null },
+      presetKey,
+    );
     await this.record(tx, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
     return { region, ...issued };
   }
@@ -253,9 +361,7 @@ export class RegionKeysService {
   private async issueKey(
     tx: Transaction,
     regionId: string,
-    description: string | null,
-    permissions: Permission[],
-    allowedCidrs: string[] | null,
+    { description, permissions, allowedCidrs, expiresAt }: Required<ApiKeyChanges>,
     presetKey?: string,
   ): Promise<IssuedApiKey> {
     const key = presetKey ?? generateApiKey(this.config.API_ENVIRONMENT);
@@ -268,6 +374,7 @@ export class RegionKeysService {
       permissions,
       // Canonical CIDRs name one network by one string; each is stored once, whoever sent the list.
       allowedCidrs: allowedCidrs && [...new Set(allowedCidrs)],
+      expiresAt,
     });
     return { apiKey, key };
   }
@@ -279,10 +386,19 @@ export class RegionKeysService {
     occurredAt: Date,
     origin: ChangeOrigin,
     entries: [RegionEventType, EventApiKey][],
+    changes?: KeyChanges,
   ): Promise<void> {
     return this.events.insert(
       tx,
-      entries.map(([type, apiKey]) => ({ id: randomUUID(), regionId, type, occurredAt, apiKey, ...origin })),
+      entries.map(([type, apiKey]) => ({
+        id: randomUUID(),
+        regionId,
+        type,
+        occurredAt,
+        apiKey,
+        ...(changes ? { changes } : {}),
+        ...origin,
+      })),
     );
   }
 
@@ -296,23 +412,56 @@ export class RegionKeysService {
   }
 }
 
+const MIN_EXPIRY_AHEAD_MS = 60_000;
+const DAY_MS = 86_400_000;
+
 const keyOf = (key: Pick<ApiKeyRecord, 'id' | 'tokenPreview'>): EventApiKey => ({
   id: key.id,
   tokenPreview: key.tokenPreview,
 });
 
-/** A key with what it may do and from where, for the events that create or roll it. */
-const grantOf = (key: ApiKeyRecord): EventApiKey => ({
+/** The key an event names, with its expiry when it has one. */
+const eventKeyOf = (key: ApiKeyRecord): EventApiKey => ({
   ...keyOf(key),
+  ...(key.expiresAt ? { expiresAt: key.expiresAt } : {}),
+});
+
+/** A key with what it may do, from where and until when, for the events that create or roll it. */
+const grantOf = (key: ApiKeyRecord): EventApiKey => ({
+  ...eventKeyOf(key),
   grant: { permissions: key.permissions, allowedCidrs: key.allowedCidrs },
 });
 
 /** What the last-key rule counts (as RegionKeysRepository.countPermanentManagers does in SQL). */
-const canManage = (permissions: readonly Permission[], allowedCidrs: readonly string[] | null) =>
-  permissions.includes(MANAGE_KEYS) && admitsSomeAddress(allowedCidrs);
+const isPermanentManager = (
+  key: Pick<ApiKeyRecord, 'revokesAt' | 'expiresAt' | 'permissions' | 'allowedCidrs'>,
+): boolean =>
+  key.revokesAt === null &&
+  key.expiresAt === null &&
+  key.permissions.includes(MANAGE_KEYS) &&
+  admitsSomeAddress(key.allowedCidrs);
 
-const isPermanentManager = (key: ApiKeyRecord) =>
-  key.revokesAt === null && canManage(key.permissions, key.allowedCidrs);
+const sameList = (a: readonly string[] | null, b: readonly string[] | null): boolean =>
+  a === b || (a !== null && b !== null && a.length === b.length && a.every((item, i) => item === b[i]));
+
+/** The fields of `asked` (absent: not asked) whose values differ from the key's. */
+function changesOf(key: ApiKeyRecord, asked: ApiKeyChanges): ApiKeyChanges {
+  const changes: ApiKeyChanges = {};
+  if (asked.description !== undefined && asked.description !== key.description) changes.description = asked.description;
+  if (asked.permissions !== undefined && !sameList(asked.permissions, key.permissions))
+    changes.permissions = asked.permissions;
+  if (asked.allowedCidrs !== undefined && !sameList(asked.allowedCidrs, key.allowedCidrs))
+    changes.allowedCidrs = asked.allowedCidrs;
+  if (asked.expiresAt !== undefined && asked.expiresAt?.getTime() !== key.expiresAt?.getTime())
+    changes.expiresAt = asked.expiresAt;
+  return changes;
+}
+
+/** The changes as an api_key.updated records them: JSON values, times as ISO strings. */
+const eventChangesOf = ({ expiresAt, ...rest }: ApiKeyChanges): KeyChanges => ({
+  ...rest,
+  ...(expiresAt === undefined ? {} : { expiresAt: expiresAt?.toISOString() ?? null }),
+});
 
 /** The permissions asked for (default: all that `held` holds), refused when they exceed it. */
 function grantable(

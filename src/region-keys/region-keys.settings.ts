@@ -63,6 +63,13 @@ export class RegionKeysSettings {
   @Max(10000)
   MAX_API_KEYS_PER_REGION = 100;
 
+  /** How far ahead a key's expiresAt may be, in days (on create, roll and PATCH). */
+  @Transform(toIntSetting)
+  @IsInt()
+  @Min(1)
+  @Max(3660)
+  API_KEY_MAX_LIFETIME_DAYS = 366;
+
   /** Seconds between two writes of an API key's lastUsedAt. */
   @Transform(toIntSetting)
   @IsInt()

@@ -37,7 +37,14 @@ export interface KeyGrantRequest {
   description?: string | null;
   permissions?: Permission[];
   allowedCidrs?: string[] | null;
+  /** An RFC 3339 date-time (validated as such, not yet against the clock); null: never. */
+  expiresAt?: string | null;
 }
+
+/** A PATCH of a key: absent fields stay, null clears (permissions cannot be null). */
+export type KeyPatch = KeyGrantRequest;
+
+export type { KeyConditions } from './key-etag';
 
 /** A key just created: the row, and the secret that exists only in this one response. */
 export interface IssuedApiKey {

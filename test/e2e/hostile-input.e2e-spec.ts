@@ -87,6 +87,8 @@ const KNOWLEDGE: Record<string, RouteKnowledge> = {
   'GET /problems/:slug': {},
   'GET /auth/regions/me': {},
   'POST /auth/region/api-keys': {},
+  'GET /auth/region/api-keys/:id': { params: keyIds },
+  'PATCH /auth/region/api-keys/:id': { params: keyIds },
   'DELETE /auth/region/api-keys/:id': { params: keyIds },
   'POST /auth/region/api-keys/:id/roll': { params: keyIds },
   'GET /auth/region/api-keys/:id/usage': { params: keyIds },

@@ -46,6 +46,16 @@ describe('without PUBLIC_BASE_URL', () => {
     }
   });
 
+  it.each(all)('%s: answers GET (with the credentials it needs)', async (_name, create) => {
+    const res = await create.send(state, {});
+    const read = await state.t.request({
+      method: 'GET',
+      url: new URL(String(res.location)).pathname,
+      headers: res.readHeaders ?? {},
+    });
+    expect(read.statusCode).toBe(200);
+  });
+
   it('names a resource the client can read there', async () => {
     const res = await state.t.request({
       method: 'POST',

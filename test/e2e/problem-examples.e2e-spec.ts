@@ -91,6 +91,8 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
     ['POST /auth/region/api-keys', 'POST', () => '/auth/region/api-keys', 'keys:write'],
     ['DELETE /auth/region/api-keys/{id}', 'DELETE', () => `/auth/region/api-keys/${region.keyId}`, 'keys:write'],
     ['POST /auth/region/api-keys/{id}/roll', 'POST', () => `/auth/region/api-keys/${region.keyId}/roll`, 'keys:write'],
+    ['GET /auth/region/api-keys/{id}', 'GET', () => `/auth/region/api-keys/${region.keyId}`, 'region:read'],
+    ['PATCH /auth/region/api-keys/{id}', 'PATCH', () => `/auth/region/api-keys/${region.keyId}`, 'keys:write'],
     ['GET /auth/region/api-keys/{id}/usage', 'GET', () => `/auth/region/api-keys/${region.keyId}/usage`, 'region:read'],
     ['GET /auth/region/events', 'GET', () => '/auth/region/events', 'region:read'],
   ];
@@ -105,6 +107,7 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
   for (const op of [
     'POST /auth/region/api-keys',
     'DELETE /auth/region/api-keys/{id}',
+    'PATCH /auth/region/api-keys/{id}',
     'POST /auth/region/api-keys/{id}/roll',
   ]) {
     const [method, template] = op.split(' ') as [InjectOptions['method'], string];
@@ -128,7 +131,29 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
   provoke('GET /auth/region/events 400 validation', () =>
     send({ method: 'GET', url: '/auth/region/events?limit=0', headers: withKey() }),
   );
+  provoke('GET /auth/region/api-keys/{id} 400 validation', () =>
+    send({ method: 'GET', url: '/auth/region/api-keys/not-a-uuid', headers: withKey() }),
+  );
+  provoke('PATCH /auth/region/api-keys/{id} 400 validation', () =>
+    json('PATCH', `/auth/region/api-keys/${region.keyId}`, { description: 'x'.repeat(300) }, withKey()),
+  );
   const unknownKey = '/auth/region/api-keys/00000000-0000-4000-8000-000000000000';
+  provoke('GET /auth/region/api-keys/{id} 404 not-found', () =>
+    send({ method: 'GET', url: unknownKey, headers: withKey() }),
+  );
+  provoke('PATCH /auth/region/api-keys/{id} 404 not-found', () => json('PATCH', unknownKey, {}, withKey()));
+  provoke('PATCH /auth/region/api-keys/{id} 412 precondition-failed', () =>
+    json('PATCH', `/auth/region/api-keys/${region.keyId}`, {}, { ...withKey(), 'if-match': '"stale"' }),
+  );
+  provoke('PATCH /auth/region/api-keys/{id} 409 last-api-key', async () => {
+    const alone = await newRegion(t, 'Alone, patched');
+    return json(
+      'PATCH',
+      `/auth/region/api-keys/${alone.keyId}`,
+      { permissions: ['region:read'] },
+      { 'x-api-key': alone.key },
+    );
+  });
   provoke('DELETE /auth/region/api-keys/{id} 404 not-found', () =>
     send({ method: 'DELETE', url: unknownKey, headers: withKey() }),
   );

@@ -209,6 +209,7 @@ describe('operator CLI', () => {
         description: 'Planner',
         permissions: ['region:read', 'keys:write'],
         allowedCidrs: null,
+        expiresAt: null,
       },
     });
 
@@ -217,12 +218,17 @@ describe('operator CLI', () => {
       expect.objectContaining({ id: output.region.id, name: 'Utrecht' }),
     ]);
 
-    const key = await runProcess(CLI, ['key', 'create', '--region', output.region.id, '--json'], dbEnv);
+    const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    const key = await runProcess(
+      CLI,
+      ['key', 'create', '--region', output.region.id, '--expires-at', expiresAt, '--json'],
+      dbEnv,
+    );
     expect(key.code).toBe(0);
     // The shape of region create's, as operations.md documents for both.
     expect(JSON.parse(key.stdout)).toEqual({
       region: output.region,
-      apiKey: expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(/^rk_/) }),
+      apiKey: expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(/^rk_/), expiresAt }),
     });
     const second = JSON.parse(key.stdout).apiKey.key;
 
@@ -329,6 +335,16 @@ describe('operator CLI', () => {
     [
       ['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--allow-cidr', '192.0.2.0/33'],
       /--allow-cidr .* prefix length/,
+      2,
+    ],
+    [
+      ['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--expires-at', 'tomorrow'],
+      /--expires-at must be an RFC 3339 date-time/,
+      2,
+    ],
+    [
+      ['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--expires-at', '2020-01-01T00:00:00Z'],
+      /--expires-at: expiresAt must be at least 60 seconds/,
       2,
     ],
     [['region', 'create', '--name', 'x', '--permission', 'region:read'], /first key holds every permission/, 2],

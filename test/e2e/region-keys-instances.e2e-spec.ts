@@ -52,6 +52,35 @@ describeOnServer('two instances on one PostgreSQL', () => {
     }
   });
 
+  it('keeps exactly one permanent manager when every key takes that away from itself at once (PATCH), through both instances', async () => {
+    const n = 16;
+    const r = await newRegion(a);
+    const keys = [{ id: r.keyId, key: r.key }];
+    for (let i = 1; i < n; i++) keys.push(await createKey(i % 2 ? a : b, r.key));
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const results = await Promise.all(
+      keys.map(({ id, key }, i) =>
+        (i % 2 ? a : b).request({
+          method: 'PATCH',
+          url: `/auth/region/api-keys/${id}`,
+          headers: { 'x-api-key': key, 'content-type': 'application/merge-patch+json' },
+          // Half lose keys:write, half get an expiry: either way they stop counting as managers.
+          payload: JSON.stringify(i % 2 ? { permissions: ['region:read'] } : { expiresAt }),
+        }),
+      ),
+    );
+    const statuses = results.map((res) => res.statusCode);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(n - 1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(1);
+    const [{ managers, updates }] = await a.app.get(DataSource).query(
+      `SELECT (SELECT count(*)::int FROM api_keys WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL
+                 AND expires_at IS NULL AND 'keys:write' = ANY(permissions)) AS managers,
+              (SELECT count(*)::int FROM region_events WHERE region_id = $1 AND type = 'api_key.updated') AS updates`,
+      [r.regionId],
+    );
+    expect({ managers, updates }).toEqual({ managers: 1, updates: n - 1 });
+  });
+
   it('never leaves a region without a key that keeps working under concurrent rolls and deletes, and records each change', async () => {
     const n = 12;
     const r = await newRegion(a);

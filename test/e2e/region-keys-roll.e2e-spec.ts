@@ -62,6 +62,7 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
       updatedAt: expect.stringMatching(ISO),
       lastUsedAt: null,
       revokesAt: null,
+      expiresAt: null,
       permissions: ['region:read', 'keys:write'],
       allowedCidrs: null,
       replaces: { id: region.keyId, revokesAt },

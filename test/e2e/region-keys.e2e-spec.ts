@@ -55,6 +55,7 @@ describe('GET /auth/regions/me', () => {
         'allowedCidrs',
         'createdAt',
         'description',
+        'expiresAt',
         'id',
         'lastUsedAt',
         'permissions',
@@ -153,6 +154,7 @@ describe('POST /auth/region/api-keys', () => {
       updatedAt: expect.stringMatching(ISO),
       lastUsedAt: null,
       revokesAt: null,
+      expiresAt: null,
       permissions: ['region:read', 'keys:write'],
       allowedCidrs: null,
     });

@@ -13,6 +13,8 @@ const EXPECTED: Record<string, string> = {
   'GET /health/ready': 'public',
   'GET /auth/regions/me': 'region-api-key region:read',
   'POST /auth/region/api-keys': 'region-api-key keys:write',
+  'GET /auth/region/api-keys/:id': 'region-api-key region:read',
+  'PATCH /auth/region/api-keys/:id': 'region-api-key keys:write',
   'DELETE /auth/region/api-keys/:id': 'region-api-key keys:write',
   'POST /auth/region/api-keys/:id/roll': 'region-api-key keys:write',
   'GET /auth/region/api-keys/:id/usage': 'region-api-key region:read',

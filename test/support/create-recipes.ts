@@ -37,6 +37,11 @@ export interface CreateAnswer {
   location: unknown;
   /** The path of what was created, which the Location must end in (`/planets/7`). */
   path: string;
+  /**
+   * The credentials a GET of the Location needs, if any: the region key that made a key, the
+   * new user's own for sign-up's /me. Every Location answers GET with them.
+   */
+  readHeaders?: Record<string, string>;
 }
 
 export type SendCreate = (ctx: CreateContext, extra: RequestExtra) => Promise<CreateAnswer>;

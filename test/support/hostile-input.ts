@@ -194,6 +194,8 @@ export const CONTENT_TYPES = [
   'application/json;',
   'application/json, text/plain',
   'application/problem+json',
+  'application/merge-patch+json',
+  'application/merge-patch+json; charset=utf-16',
   'application/vnd.api+json',
   'application/x-www-form-urlencoded',
   'text/plain',

@@ -29,6 +29,7 @@ function newRegionKeysServiceTest() {
   const settings = {
     MAX_API_KEYS_PER_REGION: KEY_LIMIT,
     API_KEY_LAST_USED_RESOLUTION_SECONDS: 60,
+    API_KEY_MAX_LIFETIME_DAYS: 366,
   } as RegionKeysSettings;
   const clock = { now: jest.fn(() => new Date(NOW)).mockName('clock.now') } satisfies Clock;
   return {
@@ -48,9 +49,12 @@ const newKey = (regionId: string, revokesAt: Date | null = null): ApiKey =>
     regionId,
     description: 'old',
     tokenPreview: 'rk_abcde\u2026wxyz',
+    createdAt: NOW,
+    updatedAt: NOW,
     lastUsedAt: null,
     revokedAt: null,
     revokesAt,
+    expiresAt: null,
     permissions: ['region:read', 'keys:write'],
     allowedCidrs: null,
   });
@@ -472,5 +476,74 @@ describe(RegionKeysService.name, () => {
         expect(events.listByRegion).not.toHaveBeenCalled();
       },
     );
+  });
+
+  describe('updateKey', () => {
+    const update = (key: ApiKey, patch: object, ifMatch?: string) =>
+      sut.updateKey(region.id, key.id, patch, { ifMatch }, callerOf(caller));
+
+    beforeEach(() => {
+      repository.updateKey.mockImplementation(async (_tx, id, changes) =>
+        Object.assign(newKey(region.id), { id }, changes),
+      );
+    });
+
+    it('writes and records only the fields that change, under the region lock', async () => {
+      const key = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      const expiresAt = new Date(NOW.getTime() + 3_600_000);
+
+      await update(key, { description: 'old', permissions: ['region:read'], expiresAt: expiresAt.toISOString() });
+
+      repository.countPermanentManagers.mockResolvedValue(2);
+      expect(repository.updateKey).toHaveBeenCalledWith(tx, key.id, { permissions: ['region:read'], expiresAt }, NOW);
+      const [[, [event]]] = events.insert.mock.calls;
+      expect(event).toMatchObject({
+        type: 'api_key.updated',
+        apiKey: { id: key.id, expiresAt },
+        changes: { permissions: ['region:read'], expiresAt: expiresAt.toISOString() },
+      });
+      expectCalledInOrder(repository.lockRegion, repository.findActiveKeyInRegion, repository.updateKey, events.insert);
+    });
+
+    it('writes nothing and records nothing for a patch that changes nothing', async () => {
+      const key = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      expect(await update(key, { description: 'old', allowedCidrs: null, expiresAt: null })).toBe(key);
+      expect(repository.updateKey).not.toHaveBeenCalled();
+      expect(events.insert).not.toHaveBeenCalled();
+    });
+
+    it.each([
+      ['loses keys:write', { permissions: ['region:read'] }],
+      ['gets an expiry', { expiresAt: new Date(NOW.getTime() + 3_600_000).toISOString() }],
+    ])('refuses the only permanent manager a change by which it %s', async (_name, patch) => {
+      const key = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      repository.countPermanentManagers.mockResolvedValue(1);
+      await expect(update(key, patch)).rejects.toBeInstanceOf(LastApiKeyError);
+      expect(repository.updateKey).not.toHaveBeenCalled();
+    });
+
+    it('refuses a stale If-Match with 412 before changing anything', async () => {
+      const key = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      await expect(update(key, { description: 'new' }, '"stale"')).rejects.toMatchObject({ status: 412 });
+      expect(repository.updateKey).not.toHaveBeenCalled();
+    });
+
+    it.each([
+      [59_000, false],
+      [60_000, true],
+      [366 * 86_400_000, true],
+      [366 * 86_400_000 + 1, false],
+    ])('takes an expiresAt %d ms ahead: %s', async (ms, accepted) => {
+      const key = newKey(region.id);
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      repository.countPermanentManagers.mockResolvedValue(2);
+      const result = update(key, { expiresAt: new Date(NOW.getTime() + ms).toISOString() });
+      if (accepted) await expect(result).resolves.toBeDefined();
+      else await expect(result).rejects.toMatchObject({ status: 400, errors: [{ field: 'expiresAt' }] });
+    });
   });
 });

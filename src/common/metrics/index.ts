@@ -1,1 +1,2 @@
+export { ScrapedGauges } from './scraped-gauges';
 export * from './security-counters';

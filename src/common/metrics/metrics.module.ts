@@ -4,13 +4,15 @@ import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
 import { MetricsServer } from './metrics-server';
-import { buildInfo, PrometheusMetrics } from './prometheus-metrics';
+import { buildInfo, PREFIX, PrometheusMetrics } from './prometheus-metrics';
 import { registerRequestMetrics } from './request-metrics';
+import { NoScrapedGauges, PrometheusScrapedGauges, ScrapedGauges } from './scraped-gauges';
 import { NoSecurityCounters, SecurityCounters } from './security-counters';
 
 /**
  * Prometheus metrics (METRICS_PORT; 0 turns them off, and then nothing is counted or
- * served). Global, so that any feature can count its events through SecurityCounters.
+ * served). Global, so that any feature can count its events through SecurityCounters, and
+ * offer gauges read at each scrape through ScrapedGauges.
  */
 @Global()
 @Module({})
@@ -28,13 +30,18 @@ export class MetricsModule {
         },
         { provide: SecurityCounters, useExisting: PrometheusMetrics },
         {
+          provide: ScrapedGauges,
+          inject: [PrometheusMetrics],
+          useFactory: (metrics: PrometheusMetrics) => new PrometheusScrapedGauges(metrics.registry, PREFIX),
+        },
+        {
           provide: MetricsServer,
           inject: [PrometheusMetrics],
           useFactory: (metrics: PrometheusMetrics) =>
             new MetricsServer(metrics.registry, config.METRICS_PORT, config.METRICS_HOST ?? config.HOST),
         },
       ],
-      exports: [SecurityCounters],
+      exports: [SecurityCounters, ScrapedGauges],
     };
   }
 
@@ -42,8 +49,11 @@ export class MetricsModule {
   static off(): DynamicModule {
     return {
       module: MetricsModule,
-      providers: [{ provide: SecurityCounters, useClass: NoSecurityCounters }],
-      exports: [SecurityCounters],
+      providers: [
+        { provide: SecurityCounters, useClass: NoSecurityCounters },
+        { provide: ScrapedGauges, useClass: NoScrapedGauges },
+      ],
+      exports: [SecurityCounters, ScrapedGauges],
     };
   }
 }

@@ -7,7 +7,7 @@ export type SignInMethod = 'token' | 'basic';
 /**
  * What became of a presented region API key: `missing` (no X-API-Key), `malformed` (not a
  * key this service could have issued; turned away without the database), `unknown` (no
- * active key has it: never issued, revoked, or past its revokesAt; telling these apart would
+ * active key has it: never issued, revoked, or past its revokesAt or expiresAt; telling these apart would
  * cost every refused key a second query), `wrong_environment` (a sandbox key sent to live, or a
  * live key to a sandbox; no database either), `address_not_allowed` (a valid key sent from an
  * address outside its allowlist: refused like a failed authentication), `error` (the lookup

@@ -44,6 +44,17 @@ export class ApiKeyDto {
   revokesAt: string | null;
 
   @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      'When the key stops working by itself, as set on create, roll or PATCH; null: never. Past it the key is ' +
+      'refused (401) and no longer listed.',
+    example: null,
+  })
+  expiresAt: string | null;
+
+  @ApiProperty({
     type: [String],
     enum: PERMISSIONS,
     description:
@@ -69,6 +80,7 @@ export class ApiKeyDto {
       updatedAt: key.updatedAt.toISOString(),
       lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
       revokesAt: key.revokesAt?.toISOString() ?? null,
+      expiresAt: key.expiresAt?.toISOString() ?? null,
       permissions: key.permissions,
       allowedCidrs: key.allowedCidrs,
     };

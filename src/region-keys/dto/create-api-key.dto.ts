@@ -2,11 +2,18 @@ import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, Length, ValidateBy } from 'class-validator';
 
-import { IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+import { IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import { parseCidr } from '../address-allowlist';
 import { type Permission, PERMISSIONS } from '../permissions';
 
 export const MAX_ALLOWED_CIDRS = 50;
+
+/** The rule of expiresAt on create, roll and PATCH; the service checks it against its clock. */
+export const EXPIRES_AT_RULE =
+  "An RFC 3339 date-time with an offset, at least 60 seconds ahead of the server's clock and at most " +
+  'API_KEY_MAX_LIFETIME_DAYS (366 by default) days ahead, else 400. Once past it the key is refused like a revoked ' +
+  'key (401), no longer listed, and answers 404 by its id; until then `GET /auth/regions/me` shows it. A key with an ' +
+  'expiry never counts as the permanent managing key a region must keep.';
 
 /** The first entry of a list that is not a CIDR, with why; null when all are. */
 function firstBadCidr(value: unknown): string | null {
@@ -95,4 +102,15 @@ export class CreateApiKeyDto {
   @ArrayMaxSize(MAX_ALLOWED_CIDRS)
   @IsCidrList()
   allowedCidrs?: string[] | null;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: `When the new key stops working by itself. Absent or null: never. ${EXPIRES_AT_RULE}`,
+    example: '2027-03-01T00:00:00Z',
+  })
+  @IsOptional()
+  @IsDateTime()
+  expiresAt?: string | null;
 }

@@ -73,6 +73,15 @@ export class RegionEventApiKeyDto {
   revokesAt?: string;
 
   @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'On `region.created`, `api_key.created`, `api_key.rolled` and `api_key.updated`, when the key has an expiry: ' +
+      'when it stops working by itself (after the change, for `api_key.updated`). Absent: it never expires.',
+    example: '2027-03-01T00:00:00.000Z',
+  })
+  expiresAt?: string;
+
+  @ApiPropertyOptional({
     type: [String],
     enum: PERMISSIONS,
     description:
@@ -92,6 +101,26 @@ export class RegionEventApiKeyDto {
 }
 
 @ApiSchema({
+  name: 'ApiKeyChanges',
+  description:
+    'What an `api_key.updated` set: each field the change set, with its new value (null: cleared). Fields it left as ' +
+    'they were are absent.',
+})
+export class ApiKeyChangesDto {
+  @ApiPropertyOptional({ type: 'string', nullable: true, example: 'Nightly export' })
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: [String], enum: PERMISSIONS, example: ['region:read'] })
+  permissions?: string[];
+
+  @ApiPropertyOptional({ type: [String], nullable: true, example: ['203.0.113.0/24'] })
+  allowedCidrs?: string[] | null;
+
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true, example: '2027-03-01T00:00:00.000Z' })
+  expiresAt?: string | null;
+}
+
+@ApiSchema({
   name: 'RegionEvent',
   description: 'One change to the region or its keys, recorded with the change itself.',
 })
@@ -104,8 +133,9 @@ export class RegionEventDto {
     enum: REGION_EVENT_TYPES,
     description:
       '`region.created` (with its first key), `api_key.created`, `api_key.rolled` (on the old key; the new key has ' +
-      'its own `api_key.created`) or `api_key.revoked` (a DELETE). A rolled key that reaches its `revokesAt` ' +
-      'stops by itself: its `api_key.rolled` event already says when.',
+      'its own `api_key.created`), `api_key.updated` (a PATCH; `changes` says what it set) or `api_key.revoked` (a ' +
+      'DELETE). A rolled key that reaches its `revokesAt`, or a key its `expiresAt`, stops by itself: the event ' +
+      'that set that time already says when.',
     example: 'api_key.rolled',
   })
   type: RegionEventType;
@@ -121,6 +151,12 @@ export class RegionEventDto {
 
   @ApiProperty({ type: () => RegionEventApiKeyDto, description: 'The key the change acted on.' })
   apiKey: RegionEventApiKeyDto;
+
+  @ApiPropertyOptional({
+    type: () => ApiKeyChangesDto,
+    description: 'Only on `api_key.updated`: the fields the change set, with their new values.',
+  })
+  changes?: ApiKeyChangesDto;
 
   @ApiProperty({
     type: 'string',
@@ -139,13 +175,19 @@ export class RegionEventDto {
   requestId: string | null;
 
   static from(event: RegionEventRecord): RegionEventDto {
-    const { revokesAt, grant, ...apiKey } = event.apiKey;
+    const { revokesAt, expiresAt, grant, ...apiKey } = event.apiKey;
     return {
       id: event.id,
       type: event.type,
       occurredAt: event.occurredAt.toISOString(),
       actor: event.actor,
-      apiKey: { ...apiKey, ...(revokesAt ? { revokesAt: revokesAt.toISOString() } : {}), ...grant },
+      apiKey: {
+        ...apiKey,
+        ...(revokesAt ? { revokesAt: revokesAt.toISOString() } : {}),
+        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+        ...grant,
+      },
+      ...(event.changes ? { changes: event.changes } : {}),
       clientAddress: event.clientAddress,
       requestId: event.requestId,
     };

@@ -17,7 +17,10 @@ export class RegionDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-01T08:00:00.000Z' })
   updatedAt: string;
 
-  @ApiProperty({ type: [ApiKeyDto], description: 'Active keys, oldest first. Revoked keys are not listed.' })
+  @ApiProperty({
+    type: [ApiKeyDto],
+    description: 'Active keys, oldest first. Revoked and expired keys are not listed.',
+  })
   apiKeys: ApiKeyDto[];
 
   static from({ region, apiKeys }: RegionWithKeys): RegionDto {

@@ -32,6 +32,15 @@ export class RollApiKeyDto extends CreateApiKeyDto {
   declare allowedCidrs?: string[] | null;
 
   @ApiPropertyOptional({
+    type: 'string',
+    description:
+      "When the new key stops working by itself. Absent: the old key's expiry (a roll never widens a key); null: " +
+      "never. Rolling the region's last permanent key holding `keys:write` into a key that expires is refused " +
+      '(`last-api-key`).',
+  })
+  declare expiresAt?: string | null;
+
+  @ApiPropertyOptional({
     type: 'integer',
     minimum: 0,
     maximum: MAX_REVOKE_OLD_AFTER_SECONDS,

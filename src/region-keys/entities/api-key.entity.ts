@@ -19,6 +19,7 @@ import { Region } from './region.entity';
  */
 @Entity('api_keys')
 @Index('api_keys_active_by_region_idx', ['regionId', 'createdAt'], { where: '"revoked_at" IS NULL' })
+@Index('api_keys_expiring_idx', ['expiresAt'], { where: '"expires_at" IS NOT NULL AND "revoked_at" IS NULL' })
 @Check(
   'api_keys_permissions_check',
   `"permissions" <@ ARRAY['region:read', 'keys:write']::text[] AND cardinality("permissions") > 0`,
@@ -67,4 +68,8 @@ export class ApiKey {
   /** Set when the key is rolled: it stops authenticating at this time. Null: never. */
   @Column({ name: 'revokes_at', type: 'timestamptz', nullable: true })
   revokesAt: Date | null;
+
+  /** When the key stops working by itself, as chosen on create, roll or PATCH. Null: never. */
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
 }

@@ -12,7 +12,7 @@ import { Region } from './region.entity';
 @Index('region_events_by_region_newest_idx', ['regionId', 'occurredAt', 'seq'])
 @Check(
   'region_events_type_check',
-  `"type" IN ('region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked')`,
+  `"type" IN ('region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked', 'api_key.updated')`,
 )
 @Check(
   'region_events_actor_check',
@@ -64,6 +64,14 @@ export class RegionEvent {
   /** With apiKeyPermissions: the key's allowlist (null there too when it has none). */
   @Column({ name: 'api_key_allowed_cidrs', type: 'text', array: true, nullable: true })
   apiKeyAllowedCidrs: string[] | null;
+
+  /** When the key acted on expires, on the events that create, roll or update one that does. */
+  @Column({ name: 'api_key_expires_at', type: 'timestamptz', nullable: true })
+  apiKeyExpiresAt: Date | null;
+
+  /** On api_key.updated: the fields the change set, with their new values. */
+  @Column({ type: 'jsonb', nullable: true })
+  changes: Record<string, unknown> | null;
 
   @Column({ name: 'client_address', type: 'varchar', length: 64, nullable: true })
   clientAddress: string | null;

@@ -5,7 +5,7 @@ import { type Api, check, type ClientContext, expectData, expectNoContent, expec
 /** No id the server ever hands out: unknown to every region. */
 const UNKNOWN_KEY_ID = randomUUID();
 
-/** Region API keys: the region, its keys (create, usage, roll, delete) and its events. */
+/** Region API keys: the region, its keys (create, get, update, usage, roll, delete) and its events. */
 export async function exercise({ anyone, client, regionApiKey }: ClientContext): Promise<void> {
   const admin = client({ 'X-API-Key': regionApiKey });
 
@@ -61,6 +61,60 @@ export async function exercise({ anyone, client, regionApiKey }: ClientContext):
     403,
     'insufficient-permission',
     'my region with a write-only key',
+  );
+
+  const keyPath = { params: { path: { id: writer.id } } };
+  const fetched = await expectData(admin.GET('/auth/region/api-keys/{id}', keyPath), 200, 'get the write-only key');
+  check(fetched.id === writer.id && fetched.expiresAt === null, 'a key reads as it was created, without an expiry');
+  await expectProblem(
+    admin.GET('/auth/region/api-keys/{id}', { params: { path: { id: UNKNOWN_KEY_ID } } }),
+    404,
+    'not-found',
+    'get an unknown key',
+  );
+  const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+  const updated = await expectData(
+    admin.PATCH('/auth/region/api-keys/{id}', { ...keyPath, body: { description: 'Key manager (today)', expiresAt } }),
+    200,
+    'update the write-only key',
+  );
+  check(
+    updated.description === 'Key manager (today)' && updated.expiresAt === expiresAt,
+    'the key has its new description and expiry',
+  );
+  const widened = await expectProblem(
+    admin.PATCH('/auth/region/api-keys/{id}', { ...keyPath, body: { permissions: ['region:read'] } }),
+    400,
+    'validation',
+    'give a key a permission it does not hold',
+  );
+  check(widened.errors?.some((e) => e.field === 'permissions') === true, 'the 400 names permissions');
+  await expectProblem(
+    admin.PATCH('/auth/region/api-keys/{id}', {
+      params: { path: { id: writer.id }, header: { 'If-Match': '"a-version-long-gone"' } },
+      body: { description: null },
+    }),
+    412,
+    'precondition-failed',
+    'update a key that changed since it was read',
+  );
+  await expectProblem(
+    anyone.GET('/auth/region/api-keys/{id}', keyPath),
+    401,
+    'unauthenticated',
+    'get a key without a key',
+  );
+  await expectProblem(
+    admin.PATCH('/auth/region/api-keys/{id}', { params: { path: { id: UNKNOWN_KEY_ID } }, body: {} }),
+    404,
+    'not-found',
+    'update an unknown key',
+  );
+  await expectProblem(
+    anyone.PATCH('/auth/region/api-keys/{id}', { ...keyPath, body: {} }),
+    401,
+    'unauthenticated',
+    'update without a key',
   );
 
   const usage = await expectData(
@@ -205,4 +259,6 @@ export function mistakesTheTypesCatch(api: Api): void {
     // @ts-expect-error: a region lists keys, never their secrets
     void data?.apiKeys[0]?.key;
   });
+  // @ts-expect-error: a key's expiry is a date-time string, not a number of seconds
+  void api.PATCH('/auth/region/api-keys/{id}', { params: { path: { id: UNKNOWN_KEY_ID } }, body: { expiresAt: 3600 } });
 }
