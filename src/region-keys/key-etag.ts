@@ -1,4 +1,4 @@
-import { ifMatchHolds, ifNoneMatchHit, strongEtag, wellFormedCondition } from '../common/http';
+import { type ChangeConditions, failedChangeCondition, strongEtag } from '../common/http';
 import { ApiKeyDto } from './dto/api-key.dto';
 import type { ApiKeyRecord } from './region-keys.repository';
 
@@ -16,25 +16,8 @@ export function keyEtag(key: ApiKeyRecord): string {
 }
 
 /** The conditional headers of a change to a key, as sent. */
-export interface KeyConditions {
-  ifMatch?: string;
-  ifNoneMatch?: string;
-}
+export type KeyConditions = ChangeConditions;
 
-/**
- * The header whose condition is false for the key as it is now, or undefined when the change
- * may go ahead; as for planets (see planet-etag.ts), in the order of RFC 9110, section 13.2.2.
- * If-Match holds for `*` or the key's ETag; If-None-Match fails for `*` (the key exists) or
- * its ETag. A malformed value of either fails: the client meant a condition.
- */
-export function failedKeyCondition(
-  { ifMatch, ifNoneMatch }: KeyConditions,
-  key: ApiKeyRecord,
-): 'If-Match' | 'If-None-Match' | undefined {
-  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
-  const etag = keyEtag(key);
-  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) return 'If-Match';
-  if (ifNoneMatch !== undefined && !wellFormedCondition(ifNoneMatch)) return 'If-None-Match';
-  if (ifNoneMatchHit(ifNoneMatch, etag) !== undefined) return 'If-None-Match';
-  return undefined;
-}
+/** The header whose condition is false for the key as it is now (see failedChangeCondition). */
+export const failedKeyCondition = (conditions: KeyConditions, key: ApiKeyRecord) =>
+  failedChangeCondition(conditions, () => keyEtag(key));

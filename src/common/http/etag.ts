@@ -83,3 +83,29 @@ export function ifMatchHolds(header: string, etag: string): boolean {
   const current = opaqueOf(etag);
   return parseEntityTags(header).some((tag) => !tag.weak && tag.opaque === current);
 }
+
+/** The conditional headers of a change (PUT, PATCH, DELETE), as sent. */
+export interface ChangeConditions {
+  ifMatch?: string;
+  ifNoneMatch?: string;
+}
+
+/**
+ * The header whose condition is false for the resource as it is now (its ETag made by
+ * `currentEtag`, only when a condition was sent), or undefined when the change may go
+ * ahead. In the order of RFC 9110, section 13.2.2: If-Match first, then If-None-Match, which
+ * for a change is false when it is `*` (the resource exists) or lists a tag that matches
+ * weakly (section 13.1.2). A malformed value of either fails: the client meant a condition,
+ * and the change must not go ahead unconditionally.
+ */
+export function failedChangeCondition(
+  { ifMatch, ifNoneMatch }: ChangeConditions,
+  currentEtag: () => string,
+): 'If-Match' | 'If-None-Match' | undefined {
+  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+  const etag = currentEtag();
+  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) return 'If-Match';
+  if (ifNoneMatch !== undefined && !wellFormedCondition(ifNoneMatch)) return 'If-None-Match';
+  if (ifNoneMatchHit(ifNoneMatch, etag) !== undefined) return 'If-None-Match';
+  return undefined;
+}
