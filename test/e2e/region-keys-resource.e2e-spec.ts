@@ -1,11 +1,9 @@
-import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 
-import { Clock } from '../../src/common/clock/clock';
 import { PrometheusMetrics } from '../../src/common/metrics/prometheus-metrics';
 import { expectProblem } from '../support/problems';
 import { freePort } from '../support/processes';
-import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
+import { newRegion, RegionFixture, startTestApp, stillClock, TestApp } from '../support/test-app';
 
 /**
  * A key as a whole resource: GET and PATCH /auth/region/api-keys/{id} with its ETag, and
@@ -18,26 +16,19 @@ const GAUGE = 'region_keys_api_api_keys_expiring';
 type Reply = Awaited<ReturnType<TestApp['request']>>;
 
 let t: TestApp;
-let clock: Clock;
 let region: RegionFixture;
-let now: Date;
 
 beforeAll(async () => {
   t = await startTestApp({ METRICS_PORT: String(await freePort()), METRICS_HOST: '127.0.0.1' });
-  clock = t.app.get(Clock);
 });
 afterAll(async () => t?.close());
+// Time stands still unless a test moves it, so revokesAt and expiresAt can be checked exactly.
+const { now, later } = stillClock(() => t);
 beforeEach(async () => {
-  now = new Date();
-  jest.spyOn(clock, 'now').mockImplementation(() => new Date(now));
   region = await newRegion(t);
 });
-afterEach(() => jest.restoreAllMocks());
 
-const later = (ms: number) => {
-  now = new Date(now.getTime() + ms);
-};
-const ahead = (ms: number) => new Date(now.getTime() + ms).toISOString();
+const ahead = (ms: number) => new Date(now().getTime() + ms).toISOString();
 const keyUrl = (id: string) => `/auth/region/api-keys/${id}`;
 
 const get = (key: string, id: string, headers: Record<string, string> = {}) =>
@@ -135,10 +126,14 @@ describe('GET /auth/region/api-keys/:id', () => {
 describe('PATCH /auth/region/api-keys/:id', () => {
   it('changes the description, answers the key with its new ETag, and records one api_key.updated', async () => {
     const before = await get(region.key, region.keyId);
-    now = new Date(now.getTime() + 1000);
+    later(1000);
     const res = await patch(region.key, region.keyId, { description: '  Nightly export  ' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: region.keyId, description: 'Nightly export', updatedAt: now.toISOString() });
+    expect(res.json()).toMatchObject({
+      id: region.keyId,
+      description: 'Nightly export',
+      updatedAt: now().toISOString(),
+    });
     expect(res.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
     expect(res.headers.etag).not.toBe(before.headers.etag);
     const after = await get(region.key, region.keyId);

@@ -1,9 +1,7 @@
-import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 
-import { Clock } from '../../src/common/clock/clock';
 import { expectProblem } from '../support/problems';
-import { createKey, newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
+import { createKey, newRegion, RegionFixture, startTestApp, stillClock, TestApp } from '../support/test-app';
 
 /** Rolling a key (POST /auth/region/api-keys/{id}/roll) and the time the old key stops. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -11,26 +9,18 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const DAY_MS = 86_400_000;
 
 let t: TestApp;
-let clock: Clock;
 let region: RegionFixture;
-let now: Date;
 
 beforeAll(async () => {
   t = await startTestApp({ MAX_API_KEYS_PER_REGION: '5' });
-  clock = t.app.get(Clock);
 });
 afterAll(async () => t?.close());
+// Time stands still unless a test moves it, so revokesAt and expiresAt can be checked exactly.
+const { now, later } = stillClock(() => t);
 beforeEach(async () => {
-  // Time stands still unless a test moves it, so revokesAt can be checked exactly.
-  now = new Date();
-  jest.spyOn(clock, 'now').mockImplementation(() => new Date(now));
   region = await newRegion(t);
 });
-afterEach(() => jest.restoreAllMocks());
 
-const later = (ms: number) => {
-  now = new Date(now.getTime() + ms);
-};
 const roll = (key: string, id: string, payload?: unknown) =>
   t.request({
     method: 'POST',
@@ -52,7 +42,7 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
     expect(res.statusCode).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
     const body = res.json();
-    const revokesAt = new Date(now.getTime() + DAY_MS).toISOString();
+    const revokesAt = new Date(now().getTime() + DAY_MS).toISOString();
     expect(body).toEqual({
       id: expect.stringMatching(UUID),
       key: expect.stringMatching(/^rk_[0-9A-Za-z]{49}$/),
@@ -88,11 +78,11 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
     const res = await roll(region.key, region.keyId, { revokeOldAfterSeconds: 0 });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body.replaces).toEqual({ id: region.keyId, revokesAt: now.toISOString() });
+    expect(body.replaces).toEqual({ id: region.keyId, revokesAt: now().toISOString() });
     expectProblem(await getRegion(region.key), 401, 'unauthenticated');
     expect(await listedKeys(body.key)).toEqual([{ id: body.id, revokesAt: null }]);
     const [row] = await t.app.get(DataSource).query('SELECT revoked_at FROM api_keys WHERE id = $1', [region.keyId]);
-    expect(row.revoked_at).toEqual(now);
+    expect(row.revoked_at).toEqual(now());
     expectProblem(await del(body.key, region.keyId), 404, 'not-found');
     expectProblem(await roll(body.key, region.keyId), 404, 'not-found');
   });
@@ -160,7 +150,7 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
 
   it('accepts the longest grace period, a week', async () => {
     const res = await roll(region.key, region.keyId, { revokeOldAfterSeconds: 604_800 });
-    expect(res.json().replaces.revokesAt).toBe(new Date(now.getTime() + 7 * DAY_MS).toISOString());
+    expect(res.json().replaces.revokesAt).toBe(new Date(now().getTime() + 7 * DAY_MS).toISOString());
   });
 
   it('needs a key', async () => {

@@ -1,10 +1,12 @@
 import { Writable } from 'node:stream';
 
+import { afterEach, beforeEach, jest } from '@jest/globals';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, Response } from 'light-my-request';
 
 import { createApp } from '../../src/app';
+import { Clock } from '../../src/common/clock/clock';
 import { loadConfig } from '../../src/config/app-config';
 import { FEATURE_SETTINGS } from '../../src/feature-settings';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
@@ -120,6 +122,28 @@ export async function twoInstances(env: Record<string, string> = {}): Promise<Tw
       await a.close();
       await b.close();
       await database.drop();
+    },
+  };
+}
+
+/**
+ * Holds the app's clock still from the start of each test (registered as a beforeEach, so
+ * before the file's own); `later(ms)` moves it and `now()` is the time the app sees. For
+ * times that must be checked exactly, such as revokesAt and expiresAt.
+ */
+export function stillClock(app: () => TestApp): { now: () => Date; later: (ms: number) => void } {
+  let now = new Date();
+  beforeEach(() => {
+    now = new Date();
+    jest.spyOn(app().app.get(Clock), 'now').mockImplementation(() => new Date(now));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+  return {
+    now: () => now,
+    later: (ms: number) => {
+      now = new Date(now.getTime() + ms);
     },
   };
 }
