@@ -1,6 +1,7 @@
 import type { InjectOptions, Response } from 'light-my-request';
 import { Client } from 'pg';
 
+import { QUERY_TIMEOUT_MARGIN_MS } from '../../src/database/data-source';
 import { FaultProxy } from '../support/fault-proxy';
 import { expectProblem } from '../support/problems';
 import { dropRedisKeys, REDIS_URL, uniqueRedisPrefix } from '../support/redis';
@@ -48,11 +49,11 @@ const describeOnServer = usesPostgresServer() ? describe : describe.skip;
 describeOnServer('PostgreSQL failing under the service', () => {
   // Short limits, so that silence is answered in about two seconds.
   const STATEMENT_TIMEOUT_MS = 1000;
-  const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1000;
+  const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS;
   const env = {
     DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
     DATABASE_LOCK_TIMEOUT_MS: '800',
-    DATABASE_CONNECT_TIMEOUT_MS: '1000',
+    DATABASE_ACQUIRE_TIMEOUT_MS: '1000',
     DATABASE_POOL_SIZE: '4',
   };
   let db: TestDatabase;
@@ -158,7 +159,7 @@ describeOnServer('PostgreSQL failing under the service', () => {
         await sleep(25);
         const { rows } = await observer.query(
           `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = 'region-keys-api' AND wait_event_type = 'Lock'`,
+            WHERE datname = current_database() AND application_name LIKE 'region-keys-api/%' AND wait_event_type = 'Lock'`,
         );
         terminated = rows.length;
       }

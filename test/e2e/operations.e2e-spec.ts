@@ -143,7 +143,7 @@ describe('readiness with Redis', () => {
     const url = new URL(db.env.DATABASE_URL);
     proxy = await FaultProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
     t = await startTestApp(
-      { DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL), DATABASE_CONNECT_TIMEOUT_MS: '1000' },
+      { DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL), DATABASE_ACQUIRE_TIMEOUT_MS: '1000' },
       db,
     );
     key = (await newRegion(t)).key;
