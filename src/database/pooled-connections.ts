@@ -146,7 +146,7 @@ export class WaitingPool extends pg.Pool {
     if (!callback) return acquiring;
     acquiring.then(
       // This checkout's own release, as the pool hands it out (a later checkout gets another).
-      (client) => callback(undefined, client, client.release),
+      (client) => callback(undefined, client, client.release.bind(client)),
       (err: Error) => callback(err, undefined, () => undefined),
     );
   }
