@@ -43,4 +43,4 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live', { signal: AbortSignal.timeout(4000) }).then((res) => process.exit(res.ok ? 0 : 1), () => process.exit(1))"]
 # As `npm run serve`, without npm in between: the signals reach node.
-CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=384", "dist/src/main.js"]
+CMD ["node", "--no-warnings", "--max-semi-space-size=16", "--max-old-space-size=384", "dist/src/main.js"]

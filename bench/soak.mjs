@@ -39,7 +39,7 @@ if (!serverUrl) {
 const MAX_LIVE_KEYS = 90;
 const MIN_LIVE_KEYS = 5;
 const MIN_PLANETS = 5;
-const APP_NAME = 'region-keys-api';
+const APP_NAME = 'region-keys-api/%';
 
 const freePort = () =>
   new Promise((done) => {
@@ -648,7 +648,7 @@ async function sample() {
   } catch {}
   try {
     const [row] = await admin(
-      "SELECT count(*)::int AS total, count(*) FILTER (WHERE state = 'active')::int AS active FROM pg_stat_activity WHERE datname = $1 AND application_name = $2",
+      "SELECT count(*)::int AS total, count(*) FILTER (WHERE state = 'active')::int AS active FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE $2",
       [soakDb, APP_NAME],
     );
     bucket.pool.push(row.total);

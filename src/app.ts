@@ -13,7 +13,7 @@ import { httpServerLimits } from './common/http/server-limits';
 import { trustProxyOption } from './common/http/trust-proxy';
 import { ShutdownState } from './common/lifecycle/shutdown-state';
 import { LazyChildLogger } from './common/logging/lazy-child-logger';
-import { createRootLogger, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
+import { createRootLogger, logProcessWarnings, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
 import { registerHttpMetrics } from './common/metrics/metrics.module';
 import { routerErrorHandler } from './common/problem/problem.filter';
 import { setupOpenApi } from './common/swagger/openapi';
@@ -44,6 +44,7 @@ export async function createApp({
     development: config.NODE_ENV === NodeEnv.Development,
     destination: logDestination,
   });
+  logProcessWarnings(logger);
   for (const line of lookalikeSettingsOf(config)) logger.warn(line);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { SecurityCounters } from '../common/metrics';
-import { type LoginAllowance, LoginThrottle, SignInUnavailableError } from '../common/rate-limit';
+import { type LoginAllowance, LoginThrottle } from '../common/rate-limit';
 import { canonicalEmail, PasswordHasher, type UserAccount, UsersService } from '../users';
 import { InvalidCredentialsError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
@@ -46,38 +46,27 @@ export class AuthService {
     return { user: toAuthenticatedUser(user), allowance };
   }
 
-  /**
-   * For Basic, on every request: the user, or null. Recent successes skip bcrypt. With the
-   * shared counters unreachable, a cached success still signs in, and anything that would
-   * need bcrypt is a 503 (both limited by counters in this process).
-   */
+  /** For Basic, on every request: the user, or null. Recent successes skip bcrypt. */
   async signInBasic(email: string, password: string, clientAddress: string): Promise<AuthenticatedUser | null> {
     const normalized = canonicalEmail(email) ?? email;
-    const onlyLocally = { countLocallyWhenUnavailable: true };
     const user = await this.users.findByEmail(normalized);
     const cacheKey = this.basicCache.keyOf(normalized, password);
     // The row is read every time: a deleted user or a changed password ends a cached success.
     if (user && this.basicCache.isVerified(cacheKey, user.id, user.passwordHash)) {
-      await this.throttle.assertAllowed(clientAddress, normalized, onlyLocally);
+      await this.throttle.assertAllowed(clientAddress, normalized);
       return toAuthenticatedUser(user);
     }
     // Simultaneous first requests with the same credentials share one attempt.
     return this.basicCache.checkOnce(cacheKey, clientAddress, user?.passwordHash ?? null, async () => {
-      const { result } = await this.throttle.attempt(
-        clientAddress,
-        normalized,
-        async ({ countedLocally }) => {
-          if (countedLocally) throw new SignInUnavailableError();
-          const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
-          if (!user || !matches) {
-            this.counters.signInFailed('basic');
-            return null;
-          }
-          this.basicCache.remember(cacheKey, user.id, user.passwordHash);
-          return toAuthenticatedUser(user);
-        },
-        onlyLocally,
-      );
+      const { result } = await this.throttle.attempt(clientAddress, normalized, async () => {
+        const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
+        if (!user || !matches) {
+          this.counters.signInFailed('basic');
+          return null;
+        }
+        this.basicCache.remember(cacheKey, user.id, user.passwordHash);
+        return toAuthenticatedUser(user);
+      });
       return result;
     });
   }

@@ -195,12 +195,33 @@ export class AppConfig {
   @Min(100)
   DATABASE_LOCK_TIMEOUT_MS = 5000;
 
-  /** Longest wait for a database connection: a new one to open, or a pooled one to come free. */
+  /**
+   * Longest wait of a request for a database connection: a new one to open, or a pooled one
+   * to come free (also while the server refuses new connections).
+   */
   @Transform(toIntSetting)
   @IsInt()
-  @Min(100, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at least 100 (milliseconds)' })
-  @Max(60000, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at most 60000 (milliseconds)' })
-  DATABASE_CONNECT_TIMEOUT_MS = 5000;
+  @Min(100, { message: 'DATABASE_ACQUIRE_TIMEOUT_MS must be at least 100 (milliseconds)' })
+  @Max(60000, { message: 'DATABASE_ACQUIRE_TIMEOUT_MS must be at most 60000 (milliseconds)' })
+  DATABASE_ACQUIRE_TIMEOUT_MS = 5000;
+
+  /** How long a server start keeps retrying a database that does not answer yet; then it exits. */
+  @Transform(toIntSetting)
+  @IsInt()
+  @Min(0, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at least 0 (milliseconds; 0: no retry)' })
+  @Max(3600000, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at most 3600000 (milliseconds)' })
+  DATABASE_CONNECT_TIMEOUT_MS = 60000;
+
+  /**
+   * The name each connection gives PostgreSQL (pg_stat_activity.application_name), to tell
+   * instances apart; unset: the service's name, host name and process id.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[\x20-\x7e]{1,63}$/, {
+    message: 'DATABASE_APPLICATION_NAME must be 1 to 63 printable ASCII characters',
+  })
+  DATABASE_APPLICATION_NAME?: string;
 
   /** Milliseconds a client gets to send a whole request (headers and body); then 408. */
   @Transform(toIntSetting)

@@ -1,8 +1,8 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 
 import type { AppConfig } from '../config/app-config';
-import { DiscardBrokenConnections } from './discard-broken-connections';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { defaultApplicationName, pooledDriver } from './pooled-connections';
 import { ENTITIES, MIGRATIONS } from './schema-files';
 
 export interface OpenedDatabase {
@@ -18,15 +18,39 @@ type DatabaseConfig = Pick<
   | 'DATABASE_POOL_SIZE'
   | 'DATABASE_STATEMENT_TIMEOUT_MS'
   | 'DATABASE_LOCK_TIMEOUT_MS'
-  | 'DATABASE_CONNECT_TIMEOUT_MS'
+  | 'DATABASE_ACQUIRE_TIMEOUT_MS'
+  | 'DATABASE_APPLICATION_NAME'
 >;
 
 /**
- * How much longer than statement_timeout the client waits for an answer. The server cancels
- * a slow statement itself; this only ends the wait when the server or the network has gone
- * silent, and leaves time for the server's own error to arrive first.
+ * How much longer than statement_timeout the client waits for an answer. In a transaction the
+ * server cancels a slow statement itself, and this leaves time for its error to arrive first;
+ * outside one, and when the server or the network has gone silent, the client cancels.
  */
-export const QUERY_TIMEOUT_MARGIN_MS = 1000;
+export const QUERY_TIMEOUT_MARGIN_MS = 500;
+
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
+/**
+ * DATABASE_URL with `sslmode` meaning what it means to libpq (node-postgres reads `require`
+ * as full verification unless told otherwise): `require` encrypts without verifying,
+ * `verify-ca` checks the chain against `sslrootcert`, `verify-full` the host name too.
+ * Throws, naming the setting, for what libpq would refuse.
+ */
+export function withLibpqSslModes(url: string): string {
+  const parsed = new URL(url);
+  const mode = parsed.searchParams.get('sslmode');
+  if (mode === null) return url;
+  if (!SSL_MODES.includes(mode)) {
+    throw new Error(`DATABASE_URL: sslmode=${mode} is not one of ${SSL_MODES.join(', ')}`);
+  }
+  if (mode === 'verify-ca' && !parsed.searchParams.get('sslrootcert')) {
+    throw new Error('DATABASE_URL: sslmode=verify-ca needs sslrootcert=<path of the CA certificate file>');
+  }
+  if (parsed.searchParams.has('uselibpqcompat')) return url;
+  parsed.searchParams.set('uselibpqcompat', 'true');
+  return parsed.toString();
+}
 
 /**
  * Builds the TypeORM DataSource for PostgreSQL: the server at DATABASE_URL, or the
@@ -45,22 +69,22 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenedDataba
   if (config.postgresUrl) {
     const options: DataSourceOptions = {
       ...common,
-      subscribers: [DiscardBrokenConnections],
-      url: config.postgresUrl,
+      url: withLibpqSslModes(config.postgresUrl),
       poolSize: config.DATABASE_POOL_SIZE,
+      // The timeouts travel with each transaction (see pooled-connections.ts), so that they
+      // hold through a transaction pooler: a stuck lock or a runaway query fails the
+      // request instead of hanging it.
+      driver: pooledDriver({
+        statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+        lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
+        replyMarginMs: QUERY_TIMEOUT_MARGIN_MS,
+      }),
+      applicationName: config.DATABASE_APPLICATION_NAME ?? defaultApplicationName(),
       extra: {
-        // Sent as startup parameters, so they hold for every connection in the pool:
-        // a stuck lock or a runaway query fails the request instead of hanging it.
-        statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS,
-        lock_timeout: config.DATABASE_LOCK_TIMEOUT_MS,
-        idle_in_transaction_session_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS * 2,
-        // The client's own limits, for a server or network that stops answering: opening a
-        // connection (or waiting for a free one in the pool), and waiting for a reply.
-        connectionTimeoutMillis: config.DATABASE_CONNECT_TIMEOUT_MS,
-        query_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS,
+        // Opening a connection, or waiting for a pooled one to come free.
+        connectionTimeoutMillis: config.DATABASE_ACQUIRE_TIMEOUT_MS,
         // A peer that vanished without closing (a dead host) is found by TCP keep-alive.
         keepAlive: true,
-        application_name: 'region-keys-api',
       },
     };
     return { dataSource: new DataSource(options) };

@@ -2,12 +2,14 @@ import { DynamicModule, Inject, Logger, Module, OnApplicationShutdown, Provider 
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import type { DataSource, DataSourceOptions } from 'typeorm';
 
+import { DATABASE_UNAVAILABLE, databaseFault } from '../common/problem';
 import { AppConfig } from '../config/app-config';
 import { openDatabase, type OpenedDatabase } from './data-source';
 import { DatabaseHealth } from './database-health';
 import { refuseOtherEnvironment, stampEnvironment } from './environment-stamp';
 import { runMigrationsLocked } from './migration-runner';
 import { RowLockGate } from './row-lock-gate';
+import { describeError, startFailure } from './start-failure';
 import { UnitOfWork } from './unit-of-work';
 
 const OPENED_DATABASE = Symbol('OPENED_DATABASE');
@@ -38,15 +40,17 @@ export async function closeDatabaseOpenedWith(config: AppConfig): Promise<void> 
  * Opens the database, refuses it when it is another environment's, runs the migrations
  * under a lock (refusing a schema with migrations this build does not know), stamps it with
  * this environment when `stamp` and it has none yet, and closes it all again if any fails.
+ * A server (`stamp`) waits for a database that does not answer yet (see connectWhenUp).
  */
 async function openAndMigrate(config: AppConfig, stamp: boolean): Promise<OpenedDatabase> {
   const logger = new Logger('Database');
   const opened = await openDatabase(config);
   try {
-    await opened.dataSource.initialize();
+    if (stamp) await connectWhenUp(opened.dataSource, config, logger);
+    else await opened.dataSource.initialize();
     // Before migrating: a database of the other environment is not changed at all.
     await refuseOtherEnvironment(opened.dataSource, config.API_ENVIRONMENT);
-    const applied = await runMigrationsLocked(opened.dataSource);
+    const applied = await runMigrationsLocked(opened.dataSource, config);
     if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
     if (stamp && (await stampEnvironment(opened.dataSource, config.API_ENVIRONMENT))) {
       logger.log(`Stamped the database ${config.API_ENVIRONMENT}: a server or CLI of the other environment refuses it`);
@@ -55,7 +59,32 @@ async function openAndMigrate(config: AppConfig, stamp: boolean): Promise<Opened
     return opened;
   } catch (err) {
     await closeOpened(opened);
-    throw err;
+    throw startFailure(err);
+  }
+}
+
+/**
+ * Connects, retrying with backoff (up to 5 s apart) while the database is unavailable (down,
+ * starting, refusing connections, unreachable) for up to DATABASE_CONNECT_TIMEOUT_MS, so that
+ * instances started before their database (or pooler) become ready by themselves. One line
+ * says it waits; anything else (a refused password, a failed certificate) ends the start at once.
+ */
+async function connectWhenUp(dataSource: DataSource, config: AppConfig, logger: Logger): Promise<void> {
+  const deadline = Date.now() + config.DATABASE_CONNECT_TIMEOUT_MS;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      await dataSource.initialize();
+      return;
+    } catch (err) {
+      const left = deadline - Date.now();
+      if (databaseFault(err) !== DATABASE_UNAVAILABLE || left <= 0) throw err;
+      if (delay === 250) {
+        logger.warn(
+          `The database is unavailable (${describeError(err)}); retrying for up to ${config.DATABASE_CONNECT_TIMEOUT_MS} ms`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { DataSource, MigrationExecutor, type QueryRunner } from 'typeorm';
 
+import type { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from './advisory-locks';
 
 /** The database holds migrations this build does not have: a newer build migrated it. */
@@ -21,23 +22,46 @@ export interface MigrationStatus {
   unknown: string[];
 }
 
+type LockSettings = Pick<AppConfig, 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_LOCK_TIMEOUT_MS'>;
+
 /**
- * Runs `work` on one connection while holding the migrations' PostgreSQL advisory lock, so
- * that instances (and the CLI) never change the schema at the same time: the others wait,
- * then find nothing to do. One connection also keeps the one-connection embedded database
- * from waiting on itself.
+ * Runs `work` in one transaction that holds the migrations' PostgreSQL advisory lock until it
+ * ends, so that instances (and the CLI) never change the schema at the same time: the others
+ * wait, then find nothing to do. The lock is transaction-scoped: a transaction pooler cannot
+ * leave it held on a connection it hands to someone else, and a failure releases it with the
+ * rollback. Pending migrations are applied all or none. Migrations have no statement
+ * timeout (a large one may take long); their lock waits keep the service's.
  */
-async function underMigrationLock<T>(dataSource: DataSource, work: (executor: MigrationExecutor) => Promise<T>) {
+async function underMigrationLock<T>(
+  dataSource: DataSource,
+  settings: LockSettings,
+  work: (executor: MigrationExecutor) => Promise<T>,
+): Promise<T> {
   const queryRunner: QueryRunner = dataSource.createQueryRunner();
   await queryRunner.connect();
   try {
-    await queryRunner.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.migrations]);
+    await queryRunner.startTransaction();
     try {
+      await queryRunner.query(
+        "SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', $1, true)",
+        [
+          // Another instance migrating: wait as long as a start waits for the database.
+          `${Math.max(settings.DATABASE_CONNECT_TIMEOUT_MS, settings.DATABASE_LOCK_TIMEOUT_MS)}ms`,
+        ],
+      );
+      await queryRunner.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.migrations]);
+      await queryRunner.query("SELECT set_config('lock_timeout', $1, true)", [
+        `${settings.DATABASE_LOCK_TIMEOUT_MS}ms`,
+      ]);
       const executor = new MigrationExecutor(dataSource, queryRunner);
-      executor.transaction = 'each';
-      return await work(executor);
-    } finally {
-      await queryRunner.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.migrations]);
+      // Inside this transaction: 'all' starts none of its own.
+      executor.transaction = 'all';
+      const result = await work(executor);
+      await queryRunner.commitTransaction();
+      return result;
+    } catch (err) {
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
+      throw err;
     }
   } finally {
     await queryRunner.release();
@@ -61,8 +85,8 @@ async function statusOf(dataSource: DataSource, executor: MigrationExecutor): Pr
 }
 
 /** Which migrations are applied, pending, and applied but not in this build; changes nothing. */
-export function migrationStatus(dataSource: DataSource): Promise<MigrationStatus> {
-  return underMigrationLock(dataSource, (executor) => statusOf(dataSource, executor));
+export function migrationStatus(dataSource: DataSource, settings: LockSettings): Promise<MigrationStatus> {
+  return underMigrationLock(dataSource, settings, (executor) => statusOf(dataSource, executor));
 }
 
 /**
@@ -70,8 +94,8 @@ export function migrationStatus(dataSource: DataSource): Promise<MigrationStatus
  * any, a database that holds migrations this build does not know: its code would run on a
  * schema it was not written for.
  */
-export function runMigrationsLocked(dataSource: DataSource): Promise<string[]> {
-  return underMigrationLock(dataSource, async (executor) => {
+export function runMigrationsLocked(dataSource: DataSource, settings: LockSettings): Promise<string[]> {
+  return underMigrationLock(dataSource, settings, async (executor) => {
     const { unknown } = await statusOf(dataSource, executor);
     if (unknown.length > 0) throw new UnknownMigrationsError(unknown);
     const applied = await executor.executePendingMigrations();
@@ -80,8 +104,8 @@ export function runMigrationsLocked(dataSource: DataSource): Promise<string[]> {
 }
 
 /** Reverts the newest applied migration under the lock; returns its name, or null when none is applied. */
-export function revertLastMigrationLocked(dataSource: DataSource): Promise<string | null> {
-  return underMigrationLock(dataSource, async (executor) => {
+export function revertLastMigrationLocked(dataSource: DataSource, settings: LockSettings): Promise<string | null> {
+  return underMigrationLock(dataSource, settings, async (executor) => {
     const { applied, unknown } = await statusOf(dataSource, executor);
     if (unknown.length > 0) throw new UnknownMigrationsError(unknown);
     const newest = applied.at(-1);

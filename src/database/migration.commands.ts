@@ -11,13 +11,16 @@ import { migrationStatus, revertLastMigrationLocked, runMigrationsLocked } from 
  * Opens the database without migrating it (what the server and the other commands do on
  * open), refuses it when it is the other environment's, runs `work`, and closes it.
  */
-async function onDatabase(context: INestApplicationContext, work: (db: DataSource) => Promise<CliOutput>) {
+async function onDatabase(
+  context: INestApplicationContext,
+  work: (db: DataSource, config: AppConfig) => Promise<CliOutput>,
+) {
   const config = context.get(AppConfig);
   const { dataSource, embedded } = await openDatabase(config);
   try {
     await dataSource.initialize();
     await refuseOtherEnvironment(dataSource, config.API_ENVIRONMENT);
-    return await work(dataSource);
+    return await work(dataSource, config);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
@@ -37,8 +40,8 @@ export const MIGRATION_COMMANDS: CliCommand[] = [
       'this build does not know [?] (a newer build made them). Changes nothing.',
     ],
     parse: () => (context) =>
-      onDatabase(context, async (db) => {
-        const status = await migrationStatus(db);
+      onDatabase(context, async (db, config) => {
+        const status = await migrationStatus(db, config);
         return {
           value: status,
           lines: [
@@ -57,8 +60,8 @@ export const MIGRATION_COMMANDS: CliCommand[] = [
       'database has migrations this build does not know.',
     ],
     parse: () => (context) =>
-      onDatabase(context, async (db) => {
-        const applied = await runMigrationsLocked(db);
+      onDatabase(context, async (db, config) => {
+        const applied = await runMigrationsLocked(db, config);
         return {
           value: { applied },
           lines: [applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'Nothing to apply: the schema is up to date'],
@@ -73,8 +76,8 @@ export const MIGRATION_COMMANDS: CliCommand[] = [
       'For a rollback, run it with the newer build, then deploy the older one.',
     ],
     parse: () => (context) =>
-      onDatabase(context, async (db) => {
-        const reverted = await revertLastMigrationLocked(db);
+      onDatabase(context, async (db, config) => {
+        const reverted = await revertLastMigrationLocked(db, config);
         return { value: { reverted }, lines: [reverted ? `Reverted: ${reverted}` : 'Nothing to revert'] };
       }),
   }),

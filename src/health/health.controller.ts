@@ -21,31 +21,21 @@ class ReadinessDto {
   database: 'up';
 
   @ApiProperty({
-    enum: ['up', 'not configured'],
+    enum: ['up', 'degraded', 'not configured'],
     example: 'not configured',
-    description: 'Redis holds the shared rate-limit counters when REDIS_URL is set.',
+    description:
+      'For information; readiness does not depend on it. Redis holds the rate-limit counters, shared by every instance, when REDIS_URL is set: `degraded` while it does not answer and this instance counts on its own.',
   })
-  redis: 'up' | 'not configured';
+  redis: 'up' | 'degraded' | 'not configured';
 }
 
-const NOT_READY =
-  'Not ready: the database or Redis does not answer, or the server is shutting down. The detail says which.';
+const NOT_READY = 'Not ready: the database does not answer, or the server is shutting down. The detail says which.';
 
 /** What a readiness check finds down, worded for the 503. */
-function reasonsDown({
-  shuttingDown = false,
-  database,
-  redis,
-}: {
-  shuttingDown?: boolean;
-  database: string;
-  redis?: string | null;
-}): string[] {
-  return [
-    database === 'down' && 'the database does not answer',
-    redis === 'down' && 'Redis does not answer',
-    shuttingDown && 'the server is shutting down',
-  ].filter((reason): reason is string => typeof reason === 'string');
+function reasonsDown({ shuttingDown = false, database }: { shuttingDown?: boolean; database: string }): string[] {
+  return [database === 'down' && 'the database does not answer', shuttingDown && 'the server is shutting down'].filter(
+    (reason): reason is string => typeof reason === 'string',
+  );
 }
 
 class NotReadyError extends ServiceUnavailableError {
@@ -62,7 +52,7 @@ const NOT_READY_RESPONSE = {
 
 /**
  * Probes for orchestrators and load balancers. Written here rather than with @nestjs/terminus:
- * two checks and a shutdown flag are a few lines, and the answers stay this API's problem
+ * one check and a shutdown flag are a few lines, and the answers stay this API's problem
  * documents instead of terminus's own error shape.
  */
 @ApiTags('Health')
@@ -85,8 +75,8 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({
     operationId: 'getReadiness',
-    summary: 'Readiness: the database and Redis (when configured) answer',
-    description: `503 as soon as a shutdown begins, so a load balancer stops sending requests. Each check gives up after 2 s.`,
+    summary: 'Readiness: the database answers',
+    description: `503 as soon as a shutdown begins, so a load balancer stops sending requests. The database check gives up after 2 s. Redis is reported, never a reason to be unready.`,
   })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiProblems(NOT_READY_RESPONSE)
@@ -104,8 +94,8 @@ export class HealthController {
 
   private async readiness(): Promise<ReadinessDto> {
     const { shuttingDown, database, redis } = await this.health.readiness();
-    const down = reasonsDown({ shuttingDown, database, redis });
+    const down = reasonsDown({ shuttingDown, database });
     if (down.length > 0) throw new NotReadyError(down);
-    return { status: 'ok', database: 'up', redis: redis === 'up' ? 'up' : 'not configured' };
+    return { status: 'ok', database: 'up', redis };
   }
 }

@@ -10,8 +10,11 @@ export const READINESS_CHECK_TIMEOUT_MS = 2000;
 export interface Readiness {
   shuttingDown: boolean;
   database: 'up' | 'down';
-  redis: 'up' | 'down' | 'not configured';
+  /** For information only: without Redis each instance counts the rate limits on its own. */
+  redis: 'up' | 'degraded' | 'not configured';
 }
+
+const REDIS_STATE = { redis: 'up', 'redis-away': 'degraded', memory: 'not configured' } as const;
 
 @Injectable()
 export class HealthService {
@@ -22,14 +25,11 @@ export class HealthService {
   ) {}
 
   async readiness(): Promise<Readiness> {
-    const [database, redis] = await Promise.all([
-      withinTimeout(this.database.ping().then(() => true)),
-      this.counters.backend === 'redis' ? withinTimeout(this.counters.isReachable()) : Promise.resolve(null),
-    ]);
+    const database = await withinTimeout(this.database.ping().then(() => true));
     return {
       shuttingDown: this.shutdown.isShuttingDown,
       database: database ? 'up' : 'down',
-      redis: redis === null ? 'not configured' : redis ? 'up' : 'down',
+      redis: REDIS_STATE[this.counters.counting],
     };
   }
 }

@@ -1,16 +1,19 @@
 import type { InjectOptions, Response } from 'light-my-request';
 import { Client } from 'pg';
 
+import { QUERY_TIMEOUT_MARGIN_MS } from '../../src/database/data-source';
 import { FaultProxy } from '../support/fault-proxy';
 import { expectProblem } from '../support/problems';
+import { freePort } from '../support/processes';
 import { dropRedisKeys, REDIS_URL, uniqueRedisPrefix } from '../support/redis';
 import { createKey, newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support/test-database';
 import { basicHeader, newUser, UserFixture } from '../support/users';
 
 // The service's answers when PostgreSQL or Redis fails under it, through a TCP proxy the
-// tests switch between forwarding, refusing and silence: a 503 problem with Retry-After,
-// soon, never a 500 or a hang; recovery without a restart; no half-done write.
+// tests switch between forwarding, refusing and silence: without PostgreSQL a 503 problem
+// with Retry-After, soon, never a 500 or a hang, and no half-done write; without Redis
+// every limit counted in the instance; recovery without a restart.
 
 /** The time a test allows for an answer that must come "soon"; a hang is failed after it. */
 const NO_ANSWER_AFTER_MS = 10_000;
@@ -48,11 +51,11 @@ const describeOnServer = usesPostgresServer() ? describe : describe.skip;
 describeOnServer('PostgreSQL failing under the service', () => {
   // Short limits, so that silence is answered in about two seconds.
   const STATEMENT_TIMEOUT_MS = 1000;
-  const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 1000;
+  const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS;
   const env = {
     DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
     DATABASE_LOCK_TIMEOUT_MS: '800',
-    DATABASE_CONNECT_TIMEOUT_MS: '1000',
+    DATABASE_ACQUIRE_TIMEOUT_MS: '1000',
     DATABASE_POOL_SIZE: '4',
   };
   let db: TestDatabase;
@@ -158,7 +161,7 @@ describeOnServer('PostgreSQL failing under the service', () => {
         await sleep(25);
         const { rows } = await observer.query(
           `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = 'region-keys-api' AND wait_event_type = 'Lock'`,
+            WHERE datname = current_database() AND application_name LIKE 'region-keys-api/%' AND wait_event_type = 'Lock'`,
         );
         terminated = rows.length;
       }
@@ -242,102 +245,141 @@ describeOnServer('PostgreSQL failing under the service', () => {
 
 describe('Redis failing under the rate limits', () => {
   const COMMAND_TIMEOUT_MS = 300;
+  const LIMIT = 3;
   let proxy: FaultProxy;
   let t: TestApp;
+  let other: TestApp;
+  let metricsPort: number;
   let prefix: string;
   let user: UserFixture;
+
+  const proxied = () => ({
+    REDIS_URL: proxy.rewrite(REDIS_URL),
+    REDIS_KEY_PREFIX: prefix,
+    REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+    LOGIN_FAILURE_LIMIT: String(LIMIT),
+    SIGNUP_RATE_LIMIT: '1000',
+  });
 
   beforeAll(async () => {
     const redis = new URL(REDIS_URL);
     proxy = await FaultProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
     prefix = uniqueRedisPrefix();
-    t = await startTestApp({
-      REDIS_URL: proxy.rewrite(REDIS_URL),
-      REDIS_KEY_PREFIX: prefix,
-      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-      LOGIN_FAILURE_LIMIT: '3',
-      SIGNUP_RATE_LIMIT: '1000',
-    });
+    metricsPort = await freePort();
+    // Another instance on the same Redis, reached directly: it sees what t counts there.
+    // Started first: Nest's logger is the last app's, and t's lines are the ones checked.
+    other = await startTestApp({ ...proxied(), REDIS_URL });
+    t = await startTestApp({ ...proxied(), METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' });
     user = await newUser(t);
   });
   afterAll(async () => {
     await proxy?.setMode('forward');
+    await other?.close();
     await t?.close();
     await proxy?.close();
     await dropRedisKeys(prefix);
   });
   afterEach(async () => proxy.setMode('forward'));
 
-  const token = (password = user.password) =>
-    t.request({ method: 'POST', url: '/auth/token', payload: { email: user.email, password } });
-  const signUp = () =>
-    t.request({
+  const token = (app: TestApp, email = user.email, password = user.password) =>
+    app.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
+  const signUp = (app = t) =>
+    app.request({
       method: 'POST',
       url: '/user/signup',
       payload: { email: `r-${Date.now()}-${Math.random()}@example.com`, password: 'password-1' },
     });
+  const readiness = async (app = t) => {
+    const res = await app.request({ method: 'GET', url: '/health/ready' });
+    return { status: res.statusCode, redis: res.json<{ redis?: string }>().redis };
+  };
+  const degradedGauge = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    return Number(/^region_keys_api_redis_degraded (\S+)$/m.exec(text)?.[1]);
+  };
+  const fallbackWarnings = (app: TestApp) =>
+    app.logs.filter((line) => line.includes('each instance counts the rate limits on its own')).length;
 
-  /** Until the service answers `status` again (Redis came back), or a deadline. */
-  async function eventually(send: () => Promise<Response>, status: number): Promise<Response> {
+  /** Until `check` holds (Redis came back and the client reconnected), or a deadline. */
+  async function eventually(check: () => Promise<boolean>): Promise<void> {
     const deadline = Date.now() + NO_ANSWER_AFTER_MS;
-    let res = await send();
-    while (res.statusCode !== status && Date.now() < deadline) {
-      await sleep(100);
-      res = await send();
-    }
-    return res;
+    while (!(await check()) && Date.now() < deadline) await sleep(100);
+    expect(await check()).toBe(true);
+  }
+
+  /** LIMIT failed sign-ins for `email` through `first`, the last of them through `last`; the next is refused. */
+  async function expectSharedLimit(first: TestApp, last: TestApp): Promise<void> {
+    const email = `shared-${Math.random()}@example.com`;
+    for (let i = 0; i < LIMIT - 1; i++) expect((await token(first, email, 'wrong')).statusCode).toBe(401);
+    expect((await token(last, email, 'wrong')).statusCode).toBe(401);
+    expectProblem(await token(last, email, 'wrong'), 429, 'too-many-requests');
   }
 
   it.each(['silent', 'refuse'] as const)(
-    'answers token and sign-up requests fast with 503 while Redis is %s, then recovers',
+    'stays ready and keeps signing in and up while Redis is %s, counting in this instance, then shares the counts again',
     async (mode) => {
+      const warnings = fallbackWarnings(t);
       await proxy.setMode(mode);
-      for (const send of [() => token(), signUp]) {
+      for (const send of [() => token(t), () => signUp()]) {
         const { res, ms } = await timed(send);
-        expectProblem(res, 503, 'unavailable');
-        expect(res.headers['retry-after']).toBeDefined();
+        expect(res.statusCode).toBe(201);
         expect(ms).toBeLessThan(COMMAND_TIMEOUT_MS + 3000);
       }
+      expect(await readiness()).toEqual({ status: 200, redis: 'degraded' });
+      expect((await t.request({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+      expect(await degradedGauge()).toBe(1);
+      // The failed-sign-in limit holds, counted here: the other instance saw none of it.
+      const email = `local-${mode}@example.com`;
+      for (let i = 0; i < LIMIT; i++) expect((await token(t, email, 'wrong')).statusCode).toBe(401);
+      expectProblem(await token(t, email, 'wrong'), 429, 'too-many-requests');
+      expect((await token(other, email, 'wrong')).statusCode).toBe(401);
+      expect(fallbackWarnings(t)).toBe(warnings + 1);
+
       await proxy.setMode('forward');
-      expect((await eventually(() => token(), 201)).statusCode).toBe(201);
-      expect((await eventually(signUp, 201)).statusCode).toBe(201);
+      await eventually(async () => (await degradedGauge()) === 0);
+      expect(await readiness()).toEqual({ status: 200, redis: 'up' });
+      expect(t.logs.filter((line) => line.includes('Redis answers again')).length).toBeGreaterThanOrEqual(1);
+      await expectSharedLimit(t, other);
+      expect(fallbackWarnings(t)).toBe(warnings + 1);
     },
   );
 
-  it('keeps cached Basic credentials working while Redis is silent, and limits guesses in this process', async () => {
+  it('starts while Redis is away, ready, and shares the counts once Redis comes', async () => {
+    await proxy.setMode('refuse');
+    const late = await startTestApp(proxied());
+    try {
+      expect(await readiness(late)).toEqual({ status: 200, redis: 'degraded' });
+      expect((await signUp(late)).statusCode).toBe(201);
+      await proxy.setMode('forward');
+      await eventually(async () => (await readiness(late)).redis === 'up');
+      await expectSharedLimit(late, other);
+    } finally {
+      await late.close();
+    }
+  });
+
+  it('keeps Basic credentials working while Redis is silent, and limits guesses in this instance', async () => {
+    const basicUser = await newUser(t);
     const basic = (password: string) =>
-      t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(user.email, password) } });
-    expect((await basic(user.password)).statusCode).toBe(200); // verified and cached
+      t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(basicUser.email, password) } });
+    expect((await basic(basicUser.password)).statusCode).toBe(200); // verified and cached
     await proxy.setMode('silent');
-    const cached = await timed(() => basic(user.password));
+    const cached = await timed(() => basic(basicUser.password));
     expect(cached.res.statusCode).toBe(200);
     expect(cached.ms).toBeLessThan(COMMAND_TIMEOUT_MS + 3000);
-    // A guess would need bcrypt, and its failure could not be counted where every
-    // instance sees it: refused, and counted here. Past the limit even the cached
-    // password is refused, so the cache is no oracle while Redis is away.
-    for (let i = 0; i < 3; i++) expectProblem(await basic(`wrong-${i}`), 503, 'unavailable');
-    expectProblem(await basic(user.password), 429, 'too-many-requests');
+    // Guesses are checked and counted here; past the limit even the cached password is
+    // refused, so the cache is no oracle while Redis is away.
+    for (let i = 0; i < LIMIT; i++) expect((await basic(`wrong-${i}`)).statusCode).toBe(401);
+    expectProblem(await basic(basicUser.password), 429, 'too-many-requests');
     await proxy.setMode('forward');
     // Back on the shared counters, which saw none of those guesses.
-    expect((await eventually(() => basic(user.password), 200)).statusCode).toBe(200);
+    await eventually(async () => (await basic(basicUser.password)).statusCode === 200);
   });
 
   it('shuts down promptly while Redis is silent', async () => {
-    const other = await startTestApp({
-      REDIS_URL: proxy.rewrite(REDIS_URL),
-      REDIS_KEY_PREFIX: prefix,
-      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-    });
-    expect(
-      (
-        await other.request({
-          method: 'POST',
-          url: '/user/signup',
-          payload: { email: 'shutdown@example.com', password: 'password-1' },
-        })
-      ).statusCode,
-    ).toBe(201);
+    const closing = await startTestApp(proxied());
+    expect((await signUp(closing)).statusCode).toBe(201);
     await proxy.setMode('silent');
-    await expect(within(other.close(), 'close()')).resolves.toBeUndefined();
+    await expect(within(closing.close(), 'close()')).resolves.toBeUndefined();
   });
 });

@@ -48,7 +48,7 @@ describeOnServer('waiting for a locked row', () => {
   async function lockWaiters(): Promise<number> {
     const { rows } = await observer.query(
       `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name = 'region-keys-api' AND wait_event_type = 'Lock'`,
+        WHERE datname = current_database() AND application_name LIKE 'region-keys-api/%' AND wait_event_type = 'Lock'`,
     );
     return rows[0].n;
   }
@@ -69,7 +69,7 @@ describeOnServer('waiting for a locked row', () => {
   it('leaves connections for other routes while many requests wait for one region', async () => {
     // A patient lock timeout and a small pool: the waiting deletes outnumber the connections.
     const t = await startTestApp(
-      { DATABASE_POOL_SIZE: '4', DATABASE_LOCK_TIMEOUT_MS: '20000', DATABASE_CONNECT_TIMEOUT_MS: '1500' },
+      { DATABASE_POOL_SIZE: '4', DATABASE_LOCK_TIMEOUT_MS: '20000', DATABASE_ACQUIRE_TIMEOUT_MS: '1500' },
       db,
     );
     try {
@@ -115,7 +115,7 @@ describeOnServer('waiting for a locked row', () => {
       {
         DATABASE_POOL_SIZE: '3',
         DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS),
-        DATABASE_CONNECT_TIMEOUT_MS: '10000',
+        DATABASE_ACQUIRE_TIMEOUT_MS: '10000',
       },
       db,
     );

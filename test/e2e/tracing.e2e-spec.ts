@@ -134,7 +134,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       const planets = await call('/planets?limit=2');
       expect(planets.status).toBe(200);
       Object.assign(requestIds, { me: me.requestId, signUp: signUp.requestId, planets: planets.requestId });
-      // The readiness probes ask PostgreSQL and Redis: 200 says both were called.
+      // The readiness probes ask PostgreSQL: 200 says it was called.
       for (const probe of ['/health/live', '/health/ready', '/health', '/health/ready?verbose=1'])
         expect((await call(probe)).status).toBe(200);
       expect(receiver.spans).toEqual([]);

@@ -74,10 +74,11 @@ export async function removeDatabaseTemplates(): Promise<void> {
 type Embedded = NonNullable<Awaited<ReturnType<typeof openDatabase>>['embedded']>;
 
 async function migrate(env: Record<string, string>, beforeClose?: (embedded: Embedded) => Promise<void>) {
-  const { dataSource, embedded } = await openDatabase(loadConfig({ NODE_ENV: 'test', ...env }));
+  const config = loadConfig({ NODE_ENV: 'test', ...env });
+  const { dataSource, embedded } = await openDatabase(config);
   try {
     await dataSource.initialize();
-    await runMigrationsLocked(dataSource);
+    await runMigrationsLocked(dataSource, config);
     await dataSource.destroy();
     if (embedded) await beforeClose?.(embedded);
   } finally {

@@ -7,8 +7,20 @@ import { connect, createServer, Server, Socket } from 'node:net';
  * - silent: connections are accepted and stay open, but every byte is dropped both ways,
  *   as when packets are lost on the way and nobody says so. Connections that were opened
  *   in silence never reached the server; they are reset once forwarding starts again.
+ * - full (PostgreSQL only): open connections keep forwarding, and each new one is answered
+ *   as a server whose max_connections are spent: FATAL 53300 "too many clients", then closed.
  */
-export type ProxyMode = 'forward' | 'refuse' | 'silent';
+export type ProxyMode = 'forward' | 'refuse' | 'silent' | 'full';
+
+/** PostgreSQL's ErrorResponse for a connection it has no slot for. */
+function tooManyClients(): Buffer {
+  const fields = ['SFATAL', 'VFATAL', 'C53300', 'Msorry, too many clients already'].map((f) => Buffer.from(`${f}\0`));
+  const body = Buffer.concat([...fields, Buffer.from([0])]);
+  const header = Buffer.alloc(5);
+  header.write('E', 0);
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
 
 interface Link {
   client: Socket;
@@ -66,6 +78,11 @@ export class FaultProxy {
     }
   }
 
+  /** Whether open connections pass bytes. */
+  private get forwarding(): boolean {
+    return this.mode === 'forward' || this.mode === 'full';
+  }
+
   /** Open connections through the proxy. */
   get connections(): number {
     return this.links.size;
@@ -86,15 +103,20 @@ export class FaultProxy {
     };
     client.on('error', drop).on('close', drop);
     client.on('data', (bytes) => {
-      if (this.mode === 'forward') link.upstream?.write(bytes);
+      if (this.forwarding) link.upstream?.write(bytes);
     });
     if (this.mode === 'silent') return;
+    if (this.mode === 'full') {
+      // After the client's startup message, as the server answers it.
+      client.once('data', () => client.end(tooManyClients()));
+      return;
+    }
     const upstream = connect(this.target.port, this.target.host);
     link.upstream = upstream;
     upstream.on('error', drop).on('close', drop);
     // Writes before the upstream connection is open are queued by the socket.
     upstream.on('data', (bytes) => {
-      if (this.mode === 'forward') client.write(bytes);
+      if (this.forwarding) client.write(bytes);
     });
   }
 

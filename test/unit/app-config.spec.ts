@@ -12,7 +12,8 @@ describe('loadConfig', () => {
     expect(config.DATA_DIR).toBe('./data');
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config).toMatchObject({
-      DATABASE_CONNECT_TIMEOUT_MS: 5000,
+      DATABASE_ACQUIRE_TIMEOUT_MS: 5000,
+      DATABASE_CONNECT_TIMEOUT_MS: 60000,
       REDIS_COMMAND_TIMEOUT_MS: 1000,
       REQUEST_TIMEOUT_MS: 60000,
     });
@@ -30,7 +31,9 @@ describe('loadConfig', () => {
     ['NODE_ENV', 'staging'],
     ['LOG_LEVEL', 'loud'],
     ['DATABASE_URL', 'mysql://x'],
-    ['DATABASE_CONNECT_TIMEOUT_MS', '50'],
+    ['DATABASE_ACQUIRE_TIMEOUT_MS', '50'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '-1'],
+    ['DATABASE_APPLICATION_NAME', 'x'.repeat(64)],
     ['REDIS_COMMAND_TIMEOUT_MS', 'soon'],
     ['REQUEST_TIMEOUT_MS', '999'],
     ['TRUST_PROXY', 'true'],

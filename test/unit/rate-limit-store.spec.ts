@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
 
+import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 
+import { PrometheusScrapedGauges } from '../../src/common/metrics/scraped-gauges';
 import { MemoryRateLimitStore } from '../../src/common/rate-limit/memory-rate-limit-store';
+import { rateLimitStore } from '../../src/common/rate-limit/rate-limit.module';
 import type { RateLimitStore } from '../../src/common/rate-limit/rate-limit-store';
 import { RedisRateLimitStore } from '../../src/common/rate-limit/redis-rate-limit-store';
+import { FaultProxy } from '../support/fault-proxy';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MINUTE = 60_000;
@@ -23,6 +28,8 @@ describe.each<[string, () => Promise<OpenStore>]>([
     async () => {
       const prefix = `test:${randomBytes(6).toString('hex')}:`;
       const store = new RedisRateLimitStore(REDIS_URL, prefix);
+      await store.onModuleInit();
+      expect(store.counting).toBe('redis');
       return {
         store,
         close: async () => {
@@ -85,6 +92,14 @@ describe.each<[string, () => Promise<OpenStore>]>([
     expect((await store.increment('never-hit', MINUTE, 5, MINUTE, 't')).totalHits).toBe(1);
   });
 
+  it('gives back exactly the hit a slot took', async () => {
+    await store.increment('k11', MINUTE, 5, MINUTE, 't');
+    const slot = await store.take('k11', MINUTE, 5, MINUTE, 't');
+    expect(slot.totalHits).toBe(2);
+    await slot.release();
+    expect((await store.peek('k11', 't')).totalHits).toBe(1);
+  });
+
   it('keeps the end of the window when a hit is released', async () => {
     await store.increment('k8', 1500, 5, 1500, 't');
     await store.release('k8', 't');
@@ -127,5 +142,135 @@ describe('memory rate-limit store', () => {
     for (const key of ['a', 'b', 'c', 'd']) await store.increment(key, MINUTE, 5, MINUTE, 't');
     expect((await store.increment('d', MINUTE, 5, MINUTE, 't')).totalHits).toBe(2);
     expect((await store.increment('a', MINUTE, 5, MINUTE, 't')).totalHits).toBe(1);
+  });
+});
+
+describe('redis rate-limit store while Redis is away', () => {
+  const COMMAND_TIMEOUT_MS = 200;
+  const target = new URL(REDIS_URL);
+  let proxy: FaultProxy;
+  let store: RedisRateLimitStore;
+  let prefix: string;
+  let warnings: string[];
+  let infos: string[];
+
+  beforeEach(async () => {
+    prefix = `test:${randomBytes(6).toString('hex')}:`;
+    proxy = await FaultProxy.start({ host: target.hostname, port: Number(target.port || 6379) });
+    warnings = [];
+    infos = [];
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+    jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void infos.push(String(message)));
+  });
+  afterEach(async () => {
+    store?.onApplicationShutdown();
+    await proxy.close();
+    jest.restoreAllMocks();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  const open = async () => {
+    store = new RedisRateLimitStore(proxy.rewrite(REDIS_URL), prefix, COMMAND_TIMEOUT_MS);
+    await store.onModuleInit();
+    return store;
+  };
+  const hits = async (key: string, n: number, on = store) => {
+    const counts = [];
+    for (let i = 0; i < n; i++) counts.push((await on.increment(key, MINUTE, 3, MINUTE, 't')).totalHits);
+    return counts;
+  };
+  async function until(condition: () => boolean, ms = 5000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!condition() && Date.now() < deadline) await sleep(20);
+    expect(condition()).toBe(true);
+  }
+
+  it('counts in this process when Redis refuses, with one warning, and in Redis again when it is back', async () => {
+    await open();
+    expect(store.counting).toBe('redis');
+    await proxy.setMode('refuse');
+    // Through several reconnect attempts and commands, one warning.
+    expect(await hits('a', 5)).toEqual([1, 2, 3, 4, 4]);
+    await sleep(500);
+    expect(await hits('b', 1)).toEqual([1]);
+    expect(store.counting).toBe('redis-away');
+    expect(warnings).toEqual([expect.stringContaining('each instance counts the rate limits on its own')]);
+
+    await proxy.setMode('forward');
+    await until(() => store.counting === 'redis');
+    expect(infos).toEqual([expect.stringContaining('Redis answers again')]);
+    // Redis saw none of the hits counted here.
+    expect(await hits('a', 1)).toEqual([1]);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('starts without Redis, and counts in Redis once it comes', async () => {
+    await proxy.setMode('refuse');
+    await open();
+    expect(store.counting).toBe('redis-away');
+    expect(await hits('c', 2)).toEqual([1, 2]);
+    await proxy.setMode('forward');
+    await until(() => store.counting === 'redis');
+    const other = new RedisRateLimitStore(REDIS_URL, prefix, COMMAND_TIMEOUT_MS);
+    try {
+      await other.onModuleInit();
+      await hits('d', 2);
+      expect(await hits('d', 1, other)).toEqual([3]);
+    } finally {
+      other.onApplicationShutdown();
+    }
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('waits for a silent Redis once, within the command timeout, then counts here at once', async () => {
+    await open();
+    await proxy.setMode('silent');
+    let started = Date.now();
+    expect(await hits('e', 1)).toEqual([1]);
+    expect(Date.now() - started).toBeLessThan(COMMAND_TIMEOUT_MS + 500);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 20);
+    started = Date.now();
+    expect(await hits('e', 3)).toEqual([2, 3, 4]);
+    expect(Date.now() - started).toBeLessThan(COMMAND_TIMEOUT_MS / 2);
+    expect(warnings).toHaveLength(1);
+    await proxy.setMode('forward');
+    await until(() => store.counting === 'redis');
+  });
+
+  it('gives a hit counted here back here, and one counted in Redis back there', async () => {
+    await open();
+    const shared = await store.take('f', MINUTE, 3, MINUTE, 't');
+    await proxy.setMode('refuse');
+    await hits('g', 1);
+    const local = await store.take('f', MINUTE, 3, MINUTE, 't');
+    expect(local.totalHits).toBe(1);
+    await local.release();
+    expect((await store.peek('f', 't')).totalHits).toBe(0);
+    // Redis is away: the hit stays counted there, and the release does not fail.
+    await expect(shared.release()).resolves.toBeUndefined();
+    await proxy.setMode('forward');
+    await until(() => store.counting === 'redis');
+    expect((await store.peek('f', 't')).totalHits).toBe(1);
+  });
+
+  it('shows the degraded state in a gauge', async () => {
+    const registry = new Registry();
+    const gauges = new PrometheusScrapedGauges(registry, 'region_keys_api_');
+    const config = { REDIS_KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: COMMAND_TIMEOUT_MS };
+    const gauge = async () => (await registry.getSingleMetric('region_keys_api_redis_degraded')!.get()).values[0].value;
+    await proxy.setMode('refuse');
+    store = rateLimitStore({ ...config, REDIS_URL: proxy.rewrite(REDIS_URL) }, gauges) as RedisRateLimitStore;
+    await store.onModuleInit();
+    expect(await gauge()).toBe(1);
+    await proxy.setMode('forward');
+    await until(() => store.counting === 'redis');
+    expect(await gauge()).toBe(0);
+
+    const memory = new Registry();
+    rateLimitStore({ ...config, REDIS_URL: undefined }, new PrometheusScrapedGauges(memory, 'region_keys_api_'));
+    expect((await memory.getSingleMetric('region_keys_api_redis_degraded')!.get()).values[0].value).toBe(0);
   });
 });

@@ -58,6 +58,17 @@ export function createRootLogger({
   return pino(options, (pretty && prettyStream(destination)) || destination || standardOutput());
 }
 
+let warningsTo: Logger | undefined;
+
+/**
+ * Node's process warnings (a deprecation, a library's notice) as warning lines of `logger`:
+ * the server runs with --no-warnings, so that none is printed as plain text into the log stream.
+ */
+export function logProcessWarnings(logger: Logger): void {
+  if (!warningsTo) process.on('warning', (warning) => warningsTo?.warn({ warning: warning.name }, warning.message));
+  warningsTo = logger;
+}
+
 /** What a line says of a request. Only the path: a query string may carry something secret a client put there. */
 function requestFields(req: { method: string; url: string; ip?: string }) {
   return { method: req.method, path: scrubKeys(pathOf(req.url)), remoteAddress: req.ip };

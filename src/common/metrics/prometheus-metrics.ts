@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { findPackageJSON } from 'node:module';
 
-import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 
+import { poolOf } from '../../database';
 import { RequestDurations } from './request-durations';
 import {
   API_KEY_OUTCOMES,
@@ -139,9 +139,20 @@ export class PrometheusMetrics extends SecurityCounters {
    * holds its single session (max 1), and `waiting` counts the queries queued for it.
    */
   private poolGauges(dataSource: DataSource): void {
-    const pool = (): Pool | undefined =>
-      dataSource.isInitialized ? ((dataSource.driver as unknown as { master?: Pool }).master ?? undefined) : undefined;
-    const gauge = (name: string, help: string, read: (pool: Pool) => number) =>
+    const pool = () => poolOf(dataSource);
+    new Counter({
+      name: `${PREFIX}db_connection_failures_total`,
+      help: 'Connection attempts of the database pool that failed, by reason: refused (the server or pooler had no connection slot free; the request waited for a pooled connection) or error (unreachable, timed out, TLS, authentication).',
+      labelNames: ['reason'] as const,
+      registers: [this.registry],
+      collect() {
+        const failures = pool()?.connectFailures ?? { refused: 0, failed: 0 };
+        this.reset();
+        this.inc({ reason: 'refused' }, failures.refused);
+        this.inc({ reason: 'error' }, failures.failed);
+      },
+    });
+    const gauge = (name: string, help: string, read: (pool: NonNullable<ReturnType<typeof poolOf>>) => number) =>
       new Gauge({
         name: PREFIX + name,
         help,

@@ -37,17 +37,29 @@ const NETWORK_CODES = new Set([
 const DRIVER_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout$|Client has encountered a connection error|Client was closed)/;
 
-type ErrorLike = { code?: unknown; message?: unknown; driverError?: unknown; errors?: unknown; cause?: unknown };
+// TypeORM releases a transaction's query runner when its connection fails; the transaction's
+// next statement then fails with this instead of the connection's own error.
+const DRIVER_ERROR_NAMES = new Set(['QueryRunnerAlreadyReleasedError']);
+
+type ErrorLike = {
+  name?: unknown;
+  code?: unknown;
+  message?: unknown;
+  driverError?: unknown;
+  errors?: unknown;
+  cause?: unknown;
+};
 
 /** What to tell the client when `err` (or what it wraps) is a transient database fault; else null. */
 export function databaseFault(err: unknown, depth = 0): DatabaseFault | null {
   if (!err || typeof err !== 'object' || depth > 3) return null;
-  const { code, message, driverError, errors, cause } = err as ErrorLike;
+  const { name, code, message, driverError, errors, cause } = err as ErrorLike;
   if (typeof code === 'string') {
     if (BUSY_SQLSTATES.has(code)) return BUSY;
     if (UNAVAILABLE_SQLSTATES.test(code) || NETWORK_CODES.has(code)) return DATABASE_UNAVAILABLE;
   }
   if (typeof message === 'string' && DRIVER_MESSAGES.test(message)) return DATABASE_UNAVAILABLE;
+  if (typeof name === 'string' && DRIVER_ERROR_NAMES.has(name)) return DATABASE_UNAVAILABLE;
   // TypeORM wraps the driver's error; a connect to a name with several addresses fails with
   // an AggregateError of one error per address.
   for (const inner of [driverError, cause, ...(Array.isArray(errors) ? (errors as unknown[]) : [])]) {

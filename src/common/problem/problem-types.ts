@@ -225,7 +225,7 @@ export const UNAVAILABLE = defineProblemType({
   status: 503,
   title: 'Service unavailable',
   meaning:
-    'The service cannot answer right now: its database or shared counters are busy or unreachable, it is shutting down, or too much of a resource is in use. Nothing was changed.',
+    'The service cannot answer right now: its database is busy or unreachable, it is shutting down, or too much of a resource is in use. Nothing was changed.',
   action: 'Retry after the number of seconds in `Retry-After`.',
 });
 

@@ -29,13 +29,13 @@ export const RATE_LIMIT_HEADERS = {
 export const ApiTooManyRequests = (description: string, example: ProblemExample) =>
   ApiProblems({ types: [TOO_MANY_REQUESTS], description, examples: [example], headers: RATE_LIMIT_HEADERS });
 
-/** 429 with its headers, and 503 for when the shared counters (Redis) are unreachable. */
+/** 429 with its headers, and 503 for when the database is unreachable. */
 const ApiRateLimited = (description: string, example: ProblemExample) =>
   applyDecorators(
     ApiTooManyRequests(description, example),
     ApiProblems({
       types: [UNAVAILABLE],
-      description: 'Rate limiting or the database is temporarily unavailable; retry shortly.',
+      description: 'The database is temporarily unavailable; retry shortly.',
     }),
   );
 

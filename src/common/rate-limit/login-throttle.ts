@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
 
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
 import { SecurityCounters } from '../metrics/security-counters';
-import { ServiceUnavailableError } from '../problem/problem';
 import { clientAddressKey } from './client-address';
-import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import type { RateLimitPolicy } from './rate-limit-headers';
-import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit-store';
+import { RATE_LIMIT_STORE, type RateLimitSlot, type RateLimitStore } from './rate-limit-store';
 import { tooManyLoginFailures, type TooManyRequestsError } from './too-many-requests.error';
 
 /** The name of the failed-sign-in limit, in its counters and RateLimit-Policy. */
@@ -20,21 +18,6 @@ export interface LoginAllowance {
   remaining: number;
   /** Seconds until the window ends. */
   reset: number;
-}
-
-export interface LoginAttemptOptions {
-  /**
-   * When the shared counters (Redis) cannot be reached, count in this process instead of
-   * refusing with 503; every outcome but success then keeps its slot. For Basic, which
-   * then accepts cached successes only: a guess answered from the cache must still be
-   * limited, or it would be an unlimited oracle for as long as Redis is away.
-   */
-  countLocallyWhenUnavailable?: boolean;
-}
-
-export interface LoginAttemptContext {
-  /** The shared counters are unreachable and this attempt is counted in this process only. */
-  countedLocally: boolean;
 }
 
 /**
@@ -55,10 +38,6 @@ export interface LoginAttemptContext {
  */
 @Injectable()
 export class LoginThrottle {
-  private readonly logger = new Logger(LoginThrottle.name);
-  // Used only while the shared store is unreachable, by attempts that allow it.
-  private readonly local = new MemoryRateLimitStore();
-
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     private readonly config: AppConfig,
@@ -74,59 +53,34 @@ export class LoginThrottle {
   async attempt<T>(
     clientAddress: string,
     email: string,
-    attempt: (context: LoginAttemptContext) => Promise<T | null>,
-    options: LoginAttemptOptions = {},
+    attempt: () => Promise<T | null>,
   ): Promise<{ result: T | null; allowance: LoginAllowance }> {
-    const key = this.keyOf(clientAddress, email);
-    const slot = await this.claim(key, options);
+    const slot = await this.claim(this.keyOf(clientAddress, email));
     let result: T | null;
-    let keepSlot = true;
     try {
-      result = await attempt({ countedLocally: slot.store === this.local });
-      keepSlot = result === null;
+      result = await attempt();
     } catch (err) {
-      keepSlot = slot.store === this.local;
+      await slot.release();
       throw err;
-    } finally {
-      if (!keepSlot) await this.giveBack(slot.store, key);
     }
+    if (result !== null) await slot.release();
     const policy = this.policy();
-    const counted = keepSlot ? slot.totalHits : slot.totalHits - 1;
+    const counted = result === null ? slot.totalHits : slot.totalHits - 1;
     return { result, allowance: { policy, remaining: Math.max(0, policy.limit - counted), reset: slot.timeToExpire } };
   }
 
   /** Refuses with 429 when no slot is left, without taking one. */
-  async assertAllowed(clientAddress: string, email: string, options: LoginAttemptOptions = {}): Promise<void> {
-    const key = this.keyOf(clientAddress, email);
-    const { totalHits, timeToExpire } = await this.withFallback(options, (store) => store.peek(key, THROTTLER_NAME));
+  async assertAllowed(clientAddress: string, email: string): Promise<void> {
+    const { totalHits, timeToExpire } = await this.store.peek(this.keyOf(clientAddress, email), THROTTLER_NAME);
     if (totalHits >= this.config.LOGIN_FAILURE_LIMIT) throw this.tooMany(timeToExpire);
   }
 
   /** Takes a slot, or refuses with 429 when none is left. */
-  private async claim(
-    key: string,
-    options: LoginAttemptOptions,
-  ): Promise<{ store: RateLimitStore; totalHits: number; timeToExpire: number }> {
-    const limit = this.config.LOGIN_FAILURE_LIMIT;
+  private async claim(key: string): Promise<RateLimitSlot> {
     const windowMs = this.config.LOGIN_FAILURE_WINDOW_SECONDS * 1000;
-    const { store, totalHits, timeToExpire, isBlocked, timeToBlockExpire } = await this.withFallback(
-      options,
-      async (store) => ({
-        store,
-        ...(await store.increment(key, windowMs, limit, windowMs, THROTTLER_NAME)),
-      }),
-    );
-    if (isBlocked) throw this.tooMany(timeToBlockExpire);
-    return { store, totalHits, timeToExpire };
-  }
-
-  private async withFallback<T>(options: LoginAttemptOptions, use: (store: RateLimitStore) => Promise<T>): Promise<T> {
-    try {
-      return await use(this.store);
-    } catch (err) {
-      if (!(err instanceof ServiceUnavailableError) || !options.countLocallyWhenUnavailable) throw err;
-      return use(this.local);
-    }
+    const slot = await this.store.take(key, windowMs, this.config.LOGIN_FAILURE_LIMIT, windowMs, THROTTLER_NAME);
+    if (slot.isBlocked) throw this.tooMany(slot.timeToBlockExpire);
+    return slot;
   }
 
   private tooMany(retryAfter: number): TooManyRequestsError {
@@ -141,15 +95,6 @@ export class LoginThrottle {
       limit: this.config.LOGIN_FAILURE_LIMIT,
       windowSeconds: this.config.LOGIN_FAILURE_WINDOW_SECONDS,
     };
-  }
-
-  // The sign-in has its answer already: failing to uncount it must not turn it into an error.
-  private async giveBack(store: RateLimitStore, key: string): Promise<void> {
-    try {
-      await store.release(key, THROTTLER_NAME);
-    } catch (err) {
-      this.logger.warn(`A successful sign-in stays counted as a failure: ${(err as Error).message}`);
-    }
   }
 
   // Hashed so that the counters (in Redis, possibly) hold no email addresses.

@@ -1,4 +1,12 @@
-import { RateLimitStore, RateLimitWindow, storageRecord, ThrottlerStorageRecord, toSeconds } from './rate-limit-store';
+import {
+  RateLimitSlot,
+  RateLimitStore,
+  RateLimitWindow,
+  storageRecord,
+  takeFrom,
+  ThrottlerStorageRecord,
+  toSeconds,
+} from './rate-limit-store';
 
 interface Counter {
   hits: number;
@@ -6,8 +14,9 @@ interface Counter {
 }
 
 /**
- * Counters in this process only (no REDIS_URL): right for one instance. The same fixed
- * window as the Redis store, so both behave alike. Bounded: when full, expired counters
+ * Counters in this process only: right for one instance (no REDIS_URL), and what each
+ * instance falls back to while Redis is away. The same fixed window as the Redis
+ * counters, so both behave alike. Bounded: when full, expired counters
  * go first, then the oldest, so a flood of distinct keys cannot exhaust memory.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
@@ -50,11 +59,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (counter && counter.hits > 0) counter.hits -= 1;
   }
 
-  readonly backend = 'memory';
-
-  async isReachable(): Promise<boolean> {
-    return true;
+  take(...hit: Parameters<RateLimitStore['take']>): Promise<RateLimitSlot> {
+    return takeFrom(this, ...hit);
   }
+
+  readonly counting = 'memory';
 
   private live(id: string, now: number): Counter | undefined {
     const counter = this.counters.get(id);

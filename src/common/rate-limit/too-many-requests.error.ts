@@ -1,4 +1,4 @@
-import { DomainError, ServiceUnavailableError } from '../problem/problem';
+import { DomainError } from '../problem/problem';
 import { declareProblemExample, TOO_MANY_REQUESTS } from '../problem/problem-types';
 import { rateLimitHeaders, type RateLimitPolicy } from './rate-limit-headers';
 
@@ -25,13 +25,6 @@ export const tooManyLoginFailures = (policy: RateLimitPolicy, retryAfter: number
 /** The detail of a refused sign-up (the throttler's errorMessage). */
 export const signupLimitDetail = (retryAfter: number): string =>
   `Too many sign-ups from your address. Retry in ${retryAfter} seconds.`;
-
-/** The rate-limit counters cannot be reached: sign-in fails closed. */
-export class SignInUnavailableError extends ServiceUnavailableError {
-  constructor() {
-    super('Sign-in is temporarily unavailable; retry shortly.', 5);
-  }
-}
 
 declareProblemExample(TOO_MANY_REQUESTS, () =>
   tooManyLoginFailures({ name: 'login-failures', limit: 10, windowSeconds: 900 }, 42),
