@@ -306,8 +306,8 @@ export class AppConfig {
   REDIS_URL?: string;
 
   /**
-   * Longest wait for a Redis reply. Past it the request is answered without Redis (503, or a
-   * cached Basic success), and a connection that stays silent is dropped and reopened.
+   * Longest wait for a Redis reply. Past it the limits are counted in this instance until Redis
+   * answers again, and a connection that stays silent is dropped and reopened.
    */
   @Transform(toIntSetting)
   @IsInt()

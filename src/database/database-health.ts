@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { isRefusedConnection, poolOf } from './pooled-connections';
-import { describeError } from './start-failure';
+import { isTlsVerificationError } from './start-failure';
 
 // A failed connection attempt older than this no longer explains a failing check.
 const RECENT_MS = 30_000;
@@ -18,13 +18,18 @@ export class DatabaseHealth {
   }
 
   /**
-   * Why the database does not answer, worded for a readiness answer: the cause of the last
-   * failed connection attempt when there is a recent one, else that it does not answer.
+   * Why the database does not answer, worded for a readiness answer (public: a cause, never
+   * an address or a driver's message): the cause of the last failed connection attempt when
+   * there is a recent one, else that it does not answer.
    */
   whyDown(): string {
-    const last = (this.dataSource.isInitialized ? poolOf(this.dataSource) : undefined)?.lastConnectError;
-    if (!last || Date.now() - last.at > RECENT_MS) return 'the database does not answer';
-    if (isRefusedConnection(last.error)) return 'the database refuses new connections (too many clients)';
-    return `the database cannot be reached (${describeError(last.error)})`;
+    const last = poolOf(this.dataSource)?.lastConnectError;
+    if (last && Date.now() - last.at <= RECENT_MS) {
+      if (isRefusedConnection(last.error)) return 'the database refuses new connections (too many clients)';
+      if (isTlsVerificationError(last.error)) return "the database's TLS certificate fails verification";
+      const code = (last.error as { code?: unknown }).code;
+      if (code === '28P01' || code === '28000') return "the database refuses the service's credentials";
+    }
+    return 'the database does not answer';
   }
 }

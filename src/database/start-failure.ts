@@ -12,6 +12,12 @@ export function describeError(err: unknown): string {
   return typeof code === 'string' ? code : err.name;
 }
 
+/** Whether `err` is a TLS certificate that failed verification (Node's codes for it). */
+export function isTlsVerificationError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && TLS_VERIFICATION.test(code);
+}
+
 /**
  * The error a start fails with: the same, unless it is about TLS, where node-postgres and
  * Node's own words leave the operator guessing which setting is wrong.
@@ -19,7 +25,7 @@ export function describeError(err: unknown): string {
 export function startFailure(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && TLS_VERIFICATION.test(code)) {
+  if (isTlsVerificationError(err)) {
     return new Error(
       `The database's TLS certificate failed verification (${err.message}): check sslrootcert in DATABASE_URL ` +
         '(the CA that signed the server certificate) and, for verify-full, the host name',

@@ -29,11 +29,18 @@ class ReadinessDto {
   redis: 'up' | 'degraded' | 'not configured';
 }
 
-const NOT_READY = 'Not ready: the database does not answer, or the server is shutting down. The detail says which.';
+const NOT_READY =
+  'Not ready: the database does not answer (or refuses new connections), or the server is shutting down. The detail says which.';
 
 /** What a readiness check finds down, worded for the 503. */
-function reasonsDown({ shuttingDown = false, database }: { shuttingDown?: boolean; database: string }): string[] {
-  return [database === 'down' && 'the database does not answer', shuttingDown && 'the server is shutting down'].filter(
+function reasonsDown({
+  shuttingDown = false,
+  databaseDown,
+}: {
+  shuttingDown?: boolean;
+  databaseDown: string | null;
+}): string[] {
+  return [databaseDown, shuttingDown && 'the server is shutting down'].filter(
     (reason): reason is string => typeof reason === 'string',
   );
 }
@@ -47,7 +54,7 @@ class NotReadyError extends ServiceUnavailableError {
 const NOT_READY_RESPONSE = {
   types: [UNAVAILABLE],
   description: NOT_READY,
-  examples: [() => new NotReadyError(reasonsDown({ database: 'down' }))],
+  examples: [() => new NotReadyError(reasonsDown({ databaseDown: 'the database does not answer' }))],
 };
 
 /**
@@ -93,8 +100,8 @@ export class HealthController {
   }
 
   private async readiness(): Promise<ReadinessDto> {
-    const { shuttingDown, database, redis } = await this.health.readiness();
-    const down = reasonsDown({ shuttingDown, database });
+    const { shuttingDown, databaseDown, redis } = await this.health.readiness();
+    const down = reasonsDown({ shuttingDown, databaseDown });
     if (down.length > 0) throw new NotReadyError(down);
     return { status: 'ok', database: 'up', redis };
   }

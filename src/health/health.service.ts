@@ -9,7 +9,8 @@ export const READINESS_CHECK_TIMEOUT_MS = 2000;
 
 export interface Readiness {
   shuttingDown: boolean;
-  database: 'up' | 'down';
+  /** null when the database answers, else why not (DatabaseHealth.whyDown). */
+  databaseDown: string | null;
   /** For information only: without Redis each instance counts the rate limits on its own. */
   redis: 'up' | 'degraded' | 'not configured';
 }
@@ -28,7 +29,7 @@ export class HealthService {
     const database = await withinTimeout(this.database.ping().then(() => true));
     return {
       shuttingDown: this.shutdown.isShuttingDown,
-      database: database ? 'up' : 'down',
+      databaseDown: database ? null : this.database.whyDown(),
       redis: REDIS_STATE[this.counters.counting],
     };
   }
