@@ -45,7 +45,7 @@ describeOnServer('database connections', () => {
     proxy = await FaultProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
     t = await startTestApp({ ...env, DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL) }, db);
     region = await newRegion(t);
-    observer = new Client({ connectionString: db.env.DATABASE_URL });
+    observer = new Client({ connectionString: db.directUrl });
     await observer.connect();
   });
   afterAll(async () => {
@@ -69,7 +69,7 @@ describeOnServer('database connections', () => {
   }
 
   it('cuts a read waiting on a locked table at the statement timeout, and cancels it on the server', async () => {
-    const locker = new Client({ connectionString: db.env.DATABASE_URL });
+    const locker = new Client({ connectionString: db.directUrl });
     await locker.connect();
     try {
       await locker.query('BEGIN');

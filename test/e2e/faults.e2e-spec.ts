@@ -139,9 +139,9 @@ describeOnServer('PostgreSQL failing under the service', () => {
     // A lock held by another session keeps the service's DELETE waiting inside PostgreSQL,
     // where it can be found and terminated; a patient lock timeout leaves the time to.
     const patient = await startTestApp({ ...env, DATABASE_LOCK_TIMEOUT_MS: '20000' }, db);
-    const blocker = new Client({ connectionString: db.env.DATABASE_URL });
+    const blocker = new Client({ connectionString: db.directUrl });
     // Looks from outside the blocker's transaction, in which pg_stat_activity stays one snapshot.
-    const observer = new Client({ connectionString: db.env.DATABASE_URL });
+    const observer = new Client({ connectionString: db.directUrl });
     await blocker.connect();
     await observer.connect();
     try {
@@ -213,7 +213,7 @@ describeOnServer('PostgreSQL failing under the service', () => {
 
     // Read straight from the database: the region has an active key, every key row is whole,
     // every key whose creation was answered 201 exists, and every 204 delete took effect.
-    const direct = new Client({ connectionString: db.env.DATABASE_URL });
+    const direct = new Client({ connectionString: db.directUrl });
     await direct.connect();
     try {
       const { rows } = await direct.query(

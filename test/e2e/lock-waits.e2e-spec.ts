@@ -22,8 +22,8 @@ describeOnServer('waiting for a locked row', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    blocker = new Client({ connectionString: db.env.DATABASE_URL });
-    observer = new Client({ connectionString: db.env.DATABASE_URL });
+    blocker = new Client({ connectionString: db.directUrl });
+    observer = new Client({ connectionString: db.directUrl });
     await blocker.connect();
     await observer.connect();
   });

@@ -182,7 +182,7 @@ describeOnServer('two instances on one PostgreSQL', () => {
     const impatient = await startTestApp({ DATABASE_LOCK_TIMEOUT_MS: '300' }, apps.database);
     const r = await newRegion(impatient);
     const second = await createKey(impatient, r.key);
-    const blocker = new Client({ connectionString: apps.database.env.DATABASE_URL });
+    const blocker = new Client({ connectionString: apps.database.directUrl });
     await blocker.connect();
     try {
       await blocker.query('BEGIN');

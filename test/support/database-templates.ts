@@ -26,8 +26,20 @@ export const TEMPLATE_ENV = {
   directory: 'TEST_TEMPLATES_DIR',
 } as const;
 
+/**
+ * The PostgreSQL server itself, for what the tests do as its administrator: create, migrate
+ * and drop their databases, and the sessions a test holds or watches on the server (a
+ * blocker, pg_stat_activity, pg_terminate_backend). TEST_DATABASE_ADMIN_URL when DATABASE_URL
+ * is a connection pooler: through a pooler, CREATE DATABASE … TEMPLATE finds the template
+ * busy with the pooler's idle server connections, and a DROP does not reach the pooler's
+ * connections to the database. Otherwise DATABASE_URL.
+ */
+export function adminServerUrl(): string | undefined {
+  return process.env.TEST_DATABASE_ADMIN_URL || process.env.DATABASE_URL || undefined;
+}
+
 export async function makeDatabaseTemplates(): Promise<void> {
-  const serverUrl = process.env.DATABASE_URL;
+  const serverUrl = process.env.DATABASE_URL && adminServerUrl();
   if (serverUrl) {
     const name = `test_template_${randomBytes(6).toString('hex')}`;
     await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
@@ -55,7 +67,7 @@ export async function removeDatabaseTemplates(): Promise<void> {
   const directory = process.env[TEMPLATE_ENV.directory];
   if (directory) rmSync(directory, { recursive: true, force: true });
   const template = process.env[TEMPLATE_ENV.serverDatabase];
-  const serverUrl = process.env.DATABASE_URL;
+  const serverUrl = adminServerUrl();
   if (template && serverUrl) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
 }
 
