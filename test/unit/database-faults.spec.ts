@@ -1,4 +1,4 @@
-import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 
 import { databaseFault } from '../../src/common/problem/database-faults';
 
@@ -27,6 +27,7 @@ describe('databaseFault', () => {
     ['no pooled connection free in time', new Error('timeout exceeded when trying to connect'), 5],
     ['no reply within query_timeout', wrapped(new Error('Query read timeout')), 5],
     ['a transaction whose connection was lost', new QueryRunnerAlreadyReleasedError(), 5],
+    ['a transaction whose connection was lost, seen by its manager', new QueryRunnerProviderAlreadyReleasedError(), 5],
     ['a pooler refusing a client (08P01)', withCode('08P01', 'no more connections allowed (max_client_conn)'), 5],
   ])('takes %s for a 503', (_, err, retryAfterSeconds) => {
     expect(databaseFault(err)).toMatchObject({ retryAfterSeconds, detail: expect.stringMatching(/retry/) });

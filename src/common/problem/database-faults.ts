@@ -39,7 +39,7 @@ const DRIVER_MESSAGES =
 
 // TypeORM releases a transaction's query runner when its connection fails; the transaction's
 // next statement then fails with this instead of the connection's own error.
-const DRIVER_ERROR_NAMES = new Set(['QueryRunnerAlreadyReleasedError']);
+const DRIVER_ERROR_NAMES = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
 
 type ErrorLike = {
   name?: unknown;
