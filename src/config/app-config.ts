@@ -185,14 +185,17 @@ export class AppConfig {
   @Max(200)
   DATABASE_POOL_SIZE = 10;
 
+  // At most a day: PostgreSQL's own limit is 2^31 ms, and idle transactions get twice this.
   @Transform(toIntSetting)
   @IsInt()
   @Min(100)
+  @Max(86_400_000)
   DATABASE_STATEMENT_TIMEOUT_MS = 15000;
 
   @Transform(toIntSetting)
   @IsInt()
   @Min(100)
+  @Max(86_400_000)
   DATABASE_LOCK_TIMEOUT_MS = 5000;
 
   /**

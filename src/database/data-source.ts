@@ -38,7 +38,10 @@ const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify
  * Throws, naming the setting, for what libpq would refuse.
  */
 export function withLibpqSslModes(url: string): string {
-  const parsed = new URL(url);
+  if (!url.includes('sslmode=')) return url;
+  // What WHATWG's parser refuses, node-postgres may still read: left to it as it is.
+  const parsed = URL.parse(url);
+  if (!parsed) return url;
   const mode = parsed.searchParams.get('sslmode');
   if (mode === null) return url;
   if (!SSL_MODES.includes(mode)) {

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['DATABASE_ACQUIRE_TIMEOUT_MS', '50'],
     ['DATABASE_CONNECT_TIMEOUT_MS', '-1'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '86400001'],
     ['DATABASE_APPLICATION_NAME', 'x'.repeat(64)],
     ['REDIS_COMMAND_TIMEOUT_MS', 'soon'],
     ['REQUEST_TIMEOUT_MS', '999'],

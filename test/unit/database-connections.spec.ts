@@ -18,6 +18,11 @@ describe('withLibpqSslModes', () => {
     expect(url.password).toBe('secret');
   });
 
+  it('leaves a URL the WHATWG parser refuses to node-postgres, never echoing it', () => {
+    const url = 'postgres://u:pa#ss@db:5432/app?sslmode=require';
+    expect(withLibpqSslModes(url)).toBe(url);
+  });
+
   it('keeps an explicit uselibpqcompat', () => {
     const url = `${base}?sslmode=require&uselibpqcompat=false`;
     expect(withLibpqSslModes(url)).toBe(url);
