@@ -95,6 +95,7 @@ interface CancelKey {
 interface RawConnection extends NodeJS.EventEmitter {
   connect(port: number | string, host?: string): void;
   cancel(processID: number, secretKey: number): void;
+  requestSsl(): void;
   end(): void;
 }
 
@@ -105,13 +106,22 @@ interface RawConnection extends NodeJS.EventEmitter {
  * this (Client#cancel) reads a property it has deprecated, which prints a warning.
  */
 async function sendCancel(canceller: pg.Client, key: CancelKey): Promise<void> {
-  const { connection, host, port } = canceller as unknown as { connection: RawConnection; host: string; port: number };
+  const { connection, host, port, ssl } = canceller as unknown as {
+    connection: RawConnection;
+    host: string;
+    port: number;
+    ssl: unknown;
+  };
   const delivered = new Promise<void>((resolve) => {
     connection.once('end', resolve);
     connection.on('error', () => resolve());
     setTimeout(resolve, CANCEL_DELIVERY_MS).unref();
   });
-  connection.once('connect', () => connection.cancel(key.processID, key.secretKey));
+  // Over TLS when the connections are: a server or pooler that takes only TLS refuses a
+  // plain one, and would never see the cancel.
+  const cancel = () => connection.cancel(key.processID, key.secretKey);
+  connection.once('connect', () => (ssl ? connection.requestSsl() : cancel()));
+  connection.once('sslconnect', cancel);
   connection.connect(host.startsWith('/') ? `${host}/.s.PGSQL.${port}` : port, host.startsWith('/') ? undefined : host);
   await delivered;
   connection.end();
