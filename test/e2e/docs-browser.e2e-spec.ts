@@ -84,14 +84,18 @@ it('lists the region\'s events with "Try it out", as the key authorised above', 
   });
 });
 
-it('groups operations by tag with summaries', async () => {
+it('opens with getting started, then groups operations by tag, region keys first and health last, each described', async () => {
   await page.goto(`${base}/docs`);
   await page.locator('.swagger-ui .opblock-tag').first().waitFor();
+  await expect(page.locator('.swagger-ui .info h2', { hasText: 'Getting started' }).count()).resolves.toBe(1);
+  await expect(page.locator('.swagger-ui .info li code', { hasText: 'GET /auth/regions/me' }).count()).resolves.toBe(1);
   const tags = await page
     .locator('.opblock-tag-section h3 .nostyle span, .opblock-tag-section h3 a span')
     .allInnerTexts();
-  expect(tags).toEqual(expect.arrayContaining(['Region API keys', 'Authentication', 'Planets', 'Celestial Bodies']));
+  expect(tags).toEqual(['Region API keys', 'Authentication', 'Planets', 'Celestial Bodies', 'Problems', 'Health']);
+  await expect(page.locator('.opblock-tag-section h3 small').first().innerText()).resolves.toMatch(/X-API-Key/);
   await expect(page.locator('.opblock-summary-description', { hasText: 'Create an API key' }).count()).resolves.toBe(1);
+  await page.screenshot({ path: `${ARTIFACTS}/00-docs-top.png` });
 });
 
 it('signs up and gets a token through the page, authorises with it, and runs GET /me', async () => {

@@ -12,6 +12,24 @@ const TITLE = 'Region keys and Galaxy API';
 const DESCRIPTION = `
 Region API keys, users and tokens, and the planets and satellites of the Galaxy.
 
+## Getting started
+
+1. **Get a region key.** Regions are created by operators, not over the API: a region's first
+   key comes from its operator (the CLI's \`region create\`, or \`INITIAL_REGION_API_KEY\` at
+   the first start; outside production, a first start on an empty database prints one once).
+   That key creates the region's other keys.
+2. **Send it** in the \`X-API-Key\` header. Here, paste it under **Authorize**
+   (\`apiKeyHeader\`), then "Try it out".
+3. **Make a first call:** \`GET /auth/regions/me\` answers your region and its keys.
+4. **As a user:** sign up with \`POST /user/signup\`, get a token from \`POST /auth/token\`,
+   and call \`GET /me\` with \`Authorization: Bearer <token>\` (under Authorize,
+   \`bearerAuth\`). Anyone may read planets; creating and changing them takes a user.
+
+The rest (permissions, rotating keys, paging, ETags, the sandbox) is in \`docs/api.md\` in the
+service's repository.
+
+## Conventions
+
 Errors are RFC 9457 problem documents (\`application/problem+json\`). Their \`type\` is
 \`/problems/<slug>\` (absolute when the deployment has a public base URL), a page that says what
 the problem means and what to do; \`x-problem-types\` lists every type with its title and status,
@@ -35,6 +53,47 @@ const SANDBOX_NOTICE = `
 > test data, emptied and seeded again from time to time. It takes only sandbox keys
 > (\`rk_test_…\`) and refuses live ones; its answers carry \`X-API-Environment: sandbox\`.
 `.trim();
+
+/**
+ * The groups of /docs, in the order a newcomer meets them: Swagger UI shows the declared tags
+ * in this order (no \`tagsSorter\`). The names are the controllers' @ApiTags, unchanged:
+ * generated clients name their parts after them.
+ */
+const TAGS: readonly { name: string; description: string }[] = [
+  {
+    name: 'Region API keys',
+    description:
+      "Your region, its API keys and its audit trail. Every route takes a region API key in `X-API-Key` (the region's " +
+      'first key comes from its operator) holding the permission the route names, `region:read` or `keys:write`.',
+  },
+  {
+    name: 'Authentication',
+    description:
+      'Users and tokens: sign up, get a token, read your account. Sign-up and the token are public; `GET /me` takes ' +
+      'your email and password (Basic) or a token (Bearer), never a region API key.',
+  },
+  {
+    name: 'Planets',
+    description:
+      "The Galaxy's planets, with their satellites and images. Anyone may read them; creating one takes a user " +
+      '(Basic or Bearer), and only its creator may change or delete it.',
+  },
+  {
+    name: 'Celestial Bodies',
+    description:
+      'Create a planet or a satellite with one route, as Galaxy clients do: `type` says which. Takes a user (Basic ' +
+      'or Bearer).',
+  },
+  {
+    name: 'Problems',
+    description:
+      "The pages a problem document's `type` resolves to: what each problem means and what to do about it. Public.",
+  },
+  {
+    name: 'Health',
+    description: 'Liveness and readiness probes, for load balancers and orchestrators. Public.',
+  },
+];
 
 /** What the document says about where it is served: the environment and the public base URLs. */
 export type OpenApiSettings = Pick<
@@ -72,6 +131,7 @@ export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSet
     .setDescription(sandbox ? `${SANDBOX_NOTICE}\n\n${DESCRIPTION}` : DESCRIPTION)
     .setVersion('0.7.1');
   for (const server of serversOf(settings)) builder.addServer(server.url, server.description);
+  for (const tag of TAGS) builder.addTag(tag.name, tag.description);
   const config = builder
     .addApiKey(
       {
