@@ -38,9 +38,9 @@ method it does not have answers 405 with \`Allow\`. Every response carries \`X-R
 send your own to correlate logs.
 
 Limits: a JSON body is at most 64 KiB (413) and nests at most 32 levels (400); a request must
-arrive whole, headers and body, within a minute by default (408). When the database, or the
-shared rate-limit counters, cannot answer, or a row stays locked past the lock timeout, the
-answer is 503 with \`Retry-After\`: retry then.
+arrive whole, headers and body, within a minute by default (408). When the database cannot
+answer, or a row stays locked past the lock timeout, the answer is 503 with \`Retry-After\`:
+retry then.
 
 Environments: the live API takes region keys that start with \`rk_\`; the sandbox, at its own
 address with its own data, takes \`rk_test_\` keys. Each refuses the other's keys with a 401
