@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsOptional, IsString, MinLength, ValidateIf } from 'class-validator';
 
-import { appConfigOf, emptyToUndefined, NodeEnv, toIntSetting } from '../config';
+import { appConfigOf, emptyToUndefined, IntSetting, NodeEnv } from '../config';
 
 /** The settings of signing in: user tokens and the Basic verification cache. */
 export class AuthSettings {
@@ -13,9 +13,7 @@ export class AuthSettings {
   JWT_SECRET?: string;
 
   /** Lifetime of a user token, in seconds. */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   JWT_TTL = 3600;
 
   @Transform(emptyToUndefined)
@@ -29,13 +27,9 @@ export class AuthSettings {
   JWT_AUDIENCE?: string;
 
   /** How long a successful Basic verification is remembered (0 turns the cache off). */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(0)
+  @IntSetting({ min: 0 })
   BASIC_AUTH_CACHE_TTL_SECONDS = 300;
 
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   BASIC_AUTH_CACHE_MAX_ENTRIES = 10000;
 }

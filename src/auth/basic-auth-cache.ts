@@ -23,7 +23,7 @@ interface Entry {
 @Injectable()
 export class BasicAuthCache {
   // A key object: createHmac given a Buffer checks and converts it on every call, which
-  // costs several times the HMAC itself.
+  // costs more than the HMAC itself.
   private readonly hmacKey = createSecretKey(randomBytes(32));
   private readonly entries = new Map<string, Entry>();
   private readonly ttlMs: number;

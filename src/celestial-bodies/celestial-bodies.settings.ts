@@ -1,15 +1,16 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
+import { IsBoolean, IsOptional, ValidateBy } from 'class-validator';
 
-import { appConfigOf, emptyToUndefined, toBool, toIntSetting } from '../config';
+import { appConfigOf, emptyToUndefined, IntSetting, toBool } from '../config';
 
 /** The settings of the planets: image uploads and the sample data. */
 export class CelestialBodiesSettings {
   /** Planet image uploads stored at once on one instance, once received; more are refused (503). */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1, { message: 'UPLOAD_CONCURRENCY must be at least 1' })
-  @Max(100, { message: 'UPLOAD_CONCURRENCY must be at most 100' })
+  @IntSetting({
+    min: 1,
+    max: 100,
+    message: { min: 'UPLOAD_CONCURRENCY must be at least 1', max: 'UPLOAD_CONCURRENCY must be at most 100' },
+  })
   UPLOAD_CONCURRENCY = 4;
 
   /**
@@ -17,10 +18,14 @@ export class CelestialBodiesSettings {
    * is read before it may take one of the UPLOAD_CONCURRENCY slots, so this is what keeps a
    * stalled client from holding its memory and socket until REQUEST_TIMEOUT_MS.
    */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(100, { message: 'UPLOAD_IDLE_TIMEOUT_MS must be at least 100 (milliseconds)' })
-  @Max(600000, { message: 'UPLOAD_IDLE_TIMEOUT_MS must be at most 600000 (milliseconds)' })
+  @IntSetting({
+    min: 100,
+    max: 600000,
+    message: {
+      min: 'UPLOAD_IDLE_TIMEOUT_MS must be at least 100 (milliseconds)',
+      max: 'UPLOAD_IDLE_TIMEOUT_MS must be at most 600000 (milliseconds)',
+    },
+  })
   UPLOAD_IDLE_TIMEOUT_MS = 10000;
 
   /**

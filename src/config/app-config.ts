@@ -1,21 +1,10 @@
 import proxyAddr from '@fastify/proxy-addr';
 import { Transform } from 'class-transformer';
-import {
-  IsEnum,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  MinLength,
-  ValidateBy,
-  ValidateIf,
-} from 'class-validator';
+import { IsEnum, IsIn, IsOptional, IsString, Matches, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 
 import { API_ENVIRONMENTS, type ApiEnvironment } from '../common/auth/api-key-format';
 import { isPlainHost } from '../common/http/location';
+import { IntSetting } from './int-setting';
 import { lookalikeWarnings } from './lookalike-settings';
 import {
   ConfigValidationError,
@@ -24,7 +13,6 @@ import {
   readSettings,
   settingNames,
   type SettingsClass,
-  toIntSetting,
 } from './settings';
 
 export enum NodeEnv {
@@ -144,10 +132,7 @@ export class AppConfig {
   @baseUrlSetting('SANDBOX_BASE_URL')
   SANDBOX_BASE_URL?: string;
 
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntSetting({ min: 0, max: 65535 })
   PORT = 3000;
 
   @IsString()
@@ -179,40 +164,39 @@ export class AppConfig {
   @MinLength(1)
   DATA_DIR = './data';
 
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @IntSetting({ min: 1, max: 200 })
   DATABASE_POOL_SIZE = 10;
 
   // At most a day: PostgreSQL's own limit is 2^31 ms, and idle transactions get twice this.
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(100)
-  @Max(86_400_000)
+  @IntSetting({ min: 100, max: 86_400_000 })
   DATABASE_STATEMENT_TIMEOUT_MS = 15000;
 
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(100)
-  @Max(86_400_000)
+  @IntSetting({ min: 100, max: 86_400_000 })
   DATABASE_LOCK_TIMEOUT_MS = 5000;
 
   /**
    * Longest wait of a request for a database connection: a new one to open, or a pooled one
    * to come free (also while the server refuses new connections).
    */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(100, { message: 'DATABASE_ACQUIRE_TIMEOUT_MS must be at least 100 (milliseconds)' })
-  @Max(60000, { message: 'DATABASE_ACQUIRE_TIMEOUT_MS must be at most 60000 (milliseconds)' })
+  @IntSetting({
+    min: 100,
+    max: 60000,
+    message: {
+      min: 'DATABASE_ACQUIRE_TIMEOUT_MS must be at least 100 (milliseconds)',
+      max: 'DATABASE_ACQUIRE_TIMEOUT_MS must be at most 60000 (milliseconds)',
+    },
+  })
   DATABASE_ACQUIRE_TIMEOUT_MS = 5000;
 
   /** How long a server start keeps retrying a database that does not answer yet; then it exits. */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(0, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at least 0 (milliseconds; 0: no retry)' })
-  @Max(3600000, { message: 'DATABASE_CONNECT_TIMEOUT_MS must be at most 3600000 (milliseconds)' })
+  @IntSetting({
+    min: 0,
+    max: 3600000,
+    message: {
+      min: 'DATABASE_CONNECT_TIMEOUT_MS must be at least 0 (milliseconds; 0: no retry)',
+      max: 'DATABASE_CONNECT_TIMEOUT_MS must be at most 3600000 (milliseconds)',
+    },
+  })
   DATABASE_CONNECT_TIMEOUT_MS = 60000;
 
   /**
@@ -227,26 +211,25 @@ export class AppConfig {
   DATABASE_APPLICATION_NAME?: string;
 
   /** Milliseconds a client gets to send a whole request (headers and body); then 408. */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1000, { message: 'REQUEST_TIMEOUT_MS must be at least 1000 (milliseconds)' })
-  @Max(600000, { message: 'REQUEST_TIMEOUT_MS must be at most 600000 (milliseconds)' })
+  @IntSetting({
+    min: 1000,
+    max: 600000,
+    message: {
+      min: 'REQUEST_TIMEOUT_MS must be at least 1000 (milliseconds)',
+      max: 'REQUEST_TIMEOUT_MS must be at most 600000 (milliseconds)',
+    },
+  })
   REQUEST_TIMEOUT_MS = 60000;
 
   /** Milliseconds that in-flight requests get to finish after SIGTERM. */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(0)
+  @IntSetting({ min: 0 })
   SHUTDOWN_GRACE_MS = 10000;
 
   /**
    * Milliseconds between SIGTERM and closing the listener, while /health/ready already answers
    * 503, so that a load balancer stops sending new requests before connections are refused.
    */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(0)
-  @Max(60000, { message: 'SHUTDOWN_DELAY_MS must be at most 60000 (milliseconds)' })
+  @IntSetting({ min: 0, max: 60000, message: { max: 'SHUTDOWN_DELAY_MS must be at most 60000 (milliseconds)' } })
   SHUTDOWN_DELAY_MS = 0;
 
   /**
@@ -281,25 +264,17 @@ export class AppConfig {
   CORS_ORIGINS: string[] = [];
 
   /** Failed sign-ins (token or Basic) allowed per client address and email in one window. */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   LOGIN_FAILURE_LIMIT = 10;
 
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   LOGIN_FAILURE_WINDOW_SECONDS = 60;
 
   /** Sign-ups allowed per client address in one window. */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   SIGNUP_RATE_LIMIT = 20;
 
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
+  @IntSetting({ min: 1 })
   SIGNUP_RATE_WINDOW_SECONDS = 60;
 
   /** When set, rate-limit counters live in Redis and are shared by every instance. */
@@ -312,10 +287,14 @@ export class AppConfig {
    * Longest wait for a Redis reply. Past it the limits are counted in this instance until Redis
    * answers again, and a connection that stays silent is dropped and reopened.
    */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(10, { message: 'REDIS_COMMAND_TIMEOUT_MS must be at least 10 (milliseconds)' })
-  @Max(60000, { message: 'REDIS_COMMAND_TIMEOUT_MS must be at most 60000 (milliseconds)' })
+  @IntSetting({
+    min: 10,
+    max: 60000,
+    message: {
+      min: 'REDIS_COMMAND_TIMEOUT_MS must be at least 10 (milliseconds)',
+      max: 'REDIS_COMMAND_TIMEOUT_MS must be at most 60000 (milliseconds)',
+    },
+  })
   REDIS_COMMAND_TIMEOUT_MS = 1000;
 
   /** Prefix of every Redis key this service writes, so several services can share a Redis. */
@@ -324,10 +303,11 @@ export class AppConfig {
   REDIS_KEY_PREFIX = 'region-keys-api:';
 
   /** Port of the separate listener serving GET /metrics (Prometheus); 0 turns metrics off. */
-  @Transform(toIntSetting)
-  @IsInt({ message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })
-  @Min(0, { message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })
-  @Max(65535, { message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)' })
+  @IntSetting({
+    min: 0,
+    max: 65535,
+    message: 'METRICS_PORT must be a whole number from 0 to 65535 (0 turns metrics off)',
+  })
   METRICS_PORT = 9464;
 
   /** Interface of the metrics listener; unset: the same as HOST. */

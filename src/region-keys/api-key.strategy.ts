@@ -58,7 +58,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY)
    * of the other environment (live or sandbox), or one not in the issued format; null for a
    * key worth looking up. Counted here. No database, no Passport and no throw:
    * UnusableKeyRefusal sends it from a hook as the cheapest refusal, where throwing it would
-   * take a sixth to over a quarter of the answer's CPU. The errors are made once and shared, so
+   * add a stack capture, a large part of the answer's CPU. The errors are made once and shared, so
    * they are sent, never thrown: usableKey throws a fresh one.
    */
   unusableKeyRefusal(request: FastifyRequest): InvalidApiKeyError | null {

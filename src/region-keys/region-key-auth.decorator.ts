@@ -98,8 +98,8 @@ export const RequiresPermission = (permission: Permission) =>
 /**
  * Refuses a missing or malformed key (and a key of the other environment) in Fastify's last
  * hook before the handler, on the routes @RequiresPermission marks, and sends the 401 there:
- * through Nest's router, guards and exception layer the same refusal costs about a third more
- * CPU. Same check and answer as the strategy's, which makes it again on any route this hook
+ * through Nest's router, guards and exception layer the same refusal costs markedly more CPU
+ * (docs/performance.md measures this answer, scenario 7b). Same check and answer as the strategy's, which makes it again on any route this hook
  * does not cover, and at the same point: after the body is parsed, before any handler. A
  * route that declares no permission is left to the guard, which refuses it with a 403
  * whatever the key.

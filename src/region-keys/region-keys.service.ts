@@ -128,8 +128,7 @@ export class RegionKeysService {
       const now = this.clock.now();
       const key = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
       if (!key) throw new ApiKeyNotFoundError();
-      if (isPermanentManager(key) && (await this.repository.countPermanentManagers(tx, regionId)) <= 1)
-        throw new LastApiKeyError();
+      await this.keepManageable(tx, regionId, key, null);
       await this.repository.revokeKey(tx, keyId, now);
       await this.record(tx, regionId, now, origin, [['api_key.revoked', keyOf(key)]]);
     });
@@ -168,13 +167,7 @@ export class RegionKeysService {
       const limit = this.settings.MAX_API_KEYS_PER_REGION;
       const activeAfter = (await this.repository.countActiveKeys(tx, regionId, now)) + 1 - (revokedAtOnce ? 1 : 0);
       if (activeAfter > limit) throw new ApiKeyLimitError(limit);
-      if (
-        isPermanentManager(old) &&
-        !isPermanentManager({ permissions, allowedCidrs, expiresAt, revokesAt: null }) &&
-        (await this.repository.countPermanentManagers(tx, regionId)) <= 1
-      ) {
-        throw new LastApiKeyError();
-      }
+      await this.keepManageable(tx, regionId, old, { permissions, allowedCidrs, expiresAt, revokesAt: null });
       const revokesAt = new Date(now.getTime() + options.revokeOldAfterSeconds * 1000);
       await this.repository.scheduleRevocation(tx, old.id, revokesAt, revokedAtOnce ? now : null, now);
       const issued = await this.issueKey(tx, regionId, {
@@ -236,17 +229,27 @@ export class RegionKeysService {
         expiresAt,
       });
       if (Object.keys(changes).length === 0) return key;
-      if (
-        isPermanentManager(key) &&
-        !isPermanentManager({ ...key, ...changes }) &&
-        (await this.repository.countPermanentManagers(tx, regionId)) <= 1
-      ) {
-        throw new LastApiKeyError();
-      }
+      await this.keepManageable(tx, regionId, key, { ...key, ...changes });
       const updated = await this.repository.updateKey(tx, keyId, changes, now);
       await this.record(tx, regionId, now, origin, [['api_key.updated', eventKeyOf(updated)]], eventChangesOf(changes));
       return updated;
     });
+  }
+
+  /**
+   * The last-key rule: a region keeps at least one permanent manager (see isPermanentManager),
+   * so a change that leaves the last one something else (`after`, or null when it stops) is
+   * refused. Called with the region row locked, so the count is of what the changes queued
+   * before this one committed.
+   */
+  private async keepManageable(
+    tx: Transaction,
+    regionId: string,
+    key: ManagerFields,
+    after: ManagerFields | null,
+  ): Promise<void> {
+    if (!isPermanentManager(key) || (after !== null && isPermanentManager(after))) return;
+    if ((await this.repository.countPermanentManagers(tx, regionId)) <= 1) throw new LastApiKeyError();
   }
 
   /**
@@ -432,10 +435,14 @@ const grantOf = (key: ApiKeyRecord): EventApiKey => ({
   grant: { permissions: key.permissions, allowedCidrs: key.allowedCidrs },
 });
 
-/** What the last-key rule counts (as RegionKeysRepository.countPermanentManagers does in SQL). */
-const isPermanentManager = (
-  key: Pick<ApiKeyRecord, 'revokesAt' | 'expiresAt' | 'permissions' | 'allowedCidrs'>,
-): boolean =>
+type ManagerFields = Pick<ApiKeyRecord, 'revokesAt' | 'expiresAt' | 'permissions' | 'allowedCidrs'>;
+
+/**
+ * What the last-key rule counts (as RegionKeysRepository.countPermanentManagers does in SQL): a
+ * key that keeps working (neither scheduled to stop nor expiring), may manage keys, and some
+ * address may use.
+ */
+const isPermanentManager = (key: ManagerFields): boolean =>
   key.revokesAt === null &&
   key.expiresAt === null &&
   key.permissions.includes(MANAGE_KEYS) &&

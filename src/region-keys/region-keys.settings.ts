@@ -1,8 +1,8 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
 
 import { API_KEY_PREFIX, API_KEY_PREFIXES, type ApiEnvironment, generatedKeyEnvironment } from '../common/auth';
-import { appConfigOf, emptyToUndefined, NodeEnv, toIntSetting } from '../config';
+import { appConfigOf, emptyToUndefined, IntSetting, NodeEnv } from '../config';
 
 const otherEnvironment = (environment: ApiEnvironment): ApiEnvironment => (environment === 'live' ? 'sandbox' : 'live');
 
@@ -57,23 +57,15 @@ export class RegionKeysSettings {
   })
   INITIAL_REGION_API_KEY?: string;
 
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
-  @Max(10000)
+  @IntSetting({ min: 1, max: 10000 })
   MAX_API_KEYS_PER_REGION = 100;
 
   /** How far ahead a key's expiresAt may be, in days (on create, roll and PATCH). */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(1)
-  @Max(3660)
+  @IntSetting({ min: 1, max: 3660 })
   API_KEY_MAX_LIFETIME_DAYS = 366;
 
   /** Seconds between two writes of an API key's lastUsedAt. */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(0)
+  @IntSetting({ min: 0 })
   API_KEY_LAST_USED_RESOLUTION_SECONDS = 60;
 
   /**
@@ -81,9 +73,7 @@ export class RegionKeysSettings {
    * promises at most one a minute, so less is refused outside NODE_ENV=test (where it lets a
    * test see the timer work without waiting a minute).
    */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Max(3600000, { message: 'API_KEY_USAGE_FLUSH_INTERVAL_MS must be at most 3600000 (an hour)' })
+  @IntSetting({ max: 3600000, message: { max: 'API_KEY_USAGE_FLUSH_INTERVAL_MS must be at most 3600000 (an hour)' } })
   @ValidateBy({
     name: 'usageFlushInterval',
     validator: {

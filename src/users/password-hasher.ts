@@ -9,7 +9,7 @@ import { UsersSettings } from './users.settings';
 
 /**
  * bcrypt through its async API, which runs on libuv's thread pool instead of blocking
- * the event loop for the ~250 ms a cost-12 hash takes.
+ * the event loop for as long as a hash takes (BCRYPT_COST sets how long).
  */
 @Injectable()
 export class PasswordHasher implements OnModuleInit {

@@ -1,14 +1,8 @@
-import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
-
-import { toIntSetting } from '../config';
+import { IntSetting } from '../config';
 
 /** The settings of user accounts. */
 export class UsersSettings {
   /** bcrypt work factor for new password hashes (each step doubles the time). */
-  @Transform(toIntSetting)
-  @IsInt()
-  @Min(4)
-  @Max(16)
+  @IntSetting({ min: 4, max: 16 })
   BCRYPT_COST = 12;
 }

@@ -14,6 +14,8 @@ describe('parseCidr', () => {
     ['::ffff:192.0.2.0/120', '192.0.2.0/24'],
     ['::FFFF:c000:207', '192.0.2.7/32'],
     ['::ffff:0:0/96', '0.0.0.0/0'],
+    // An IPv4 tail after :: alone is IPv4-compatible (RFC 4291), not mapped.
+    ['::192.0.2.7', '::c000:207/128'],
   ])('writes %s as %s', (input, cidr) => {
     expect(parseCidr(input)).toEqual({ cidr });
   });

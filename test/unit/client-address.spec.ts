@@ -4,6 +4,7 @@ describe('clientAddressKey', () => {
   it('keeps IPv4 addresses, also when mapped into IPv6', () => {
     expect(clientAddressKey('203.0.113.7')).toBe('203.0.113.7');
     expect(clientAddressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientAddressKey('::ffff:cb00:7107')).toBe('203.0.113.7');
   });
 
   it('counts an IPv6 address by its /64, whatever its spelling', () => {

@@ -1,5 +1,6 @@
 export * from './compression';
 export * from './etag';
+export * from './ip-address';
 export { AcceptsMergePatch } from './json-body';
 export * from './location';
 export * from './multipart';

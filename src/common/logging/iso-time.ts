@@ -2,8 +2,8 @@
  * A pino `timestamp` function that writes what `pino.stdTimeFunctions.isoTime` writes
  * (`,"time":"2026-11-26T13:16:43.123Z"`), formatting the date only once a second.
  *
- * pino's own formats the whole date at every line, and `Date.prototype.toISOString` is about
- * a quarter of what writing a request line costs. Within one second only the milliseconds
+ * pino's own formats the whole date at every line, and `Date.prototype.toISOString` is a
+ * large part of what writing a request line costs. Within one second only the milliseconds
  * change, so the text up to the seconds is kept and the milliseconds are appended. A clock that steps back just formats again.
  */
 export function isoTimeBySecond(clock: () => number = Date.now): () => string {

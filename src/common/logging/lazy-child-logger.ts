@@ -9,7 +9,7 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
  * A request's logger (`request.log`), made only when something logs through it. Fastify gives
  * every request a child of the root logger, and making one runs the root's redaction over the
  * child's bindings: its wildcard paths (`*.password`, ...) apply to every key, the request id
- * included, which makes a child about 5% of the cost of a 404. Most requests never log through
+ * included, which makes a child a noticeable part of the cost of a 404. Most requests never log through
  * theirs: the request line has a logger of its own (OneLinePerRequest). Lines that do come
  * through here are the child's, redaction and request id included.
  */

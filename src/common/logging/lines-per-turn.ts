@@ -12,9 +12,9 @@ export interface LineSink {
  * Why not one of pino's destinations as it stands: pino's default for standard output writes
  * each line asynchronously on libuv's thread pool, a hand-off per line, with no bound on what
  * waits in memory when the reader is slow; a synchronous destination makes one write(2) per
- * line: at `LOG_LEVEL=info`, on a request as cheap as a 404, either adds about a quarter to
- * its CPU against `warn`. sonic-boom's own batching (minLength) waits for a byte count, so
- * at low traffic a line could wait indefinitely for the ones after it. Here a
+ * line: on a request as cheap as a 404, either would take `LOG_LEVEL=info` past the CPU it may
+ * add against `warn` (docs/performance.md). sonic-boom's own batching (minLength) waits for a
+ * byte count, so at low traffic a line could wait indefinitely for the ones after it. Here a
  * line waits at most until the end of the turn that wrote it; under load one write carries
  * the lines of every request that turn completed.
  *

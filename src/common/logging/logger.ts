@@ -139,8 +139,8 @@ const LEVELS = pino.levels.values as Record<'debug' | 'info' | 'warn' | 'error',
  * `info({ requestId, req, res, responseTime }, 'request completed')` on a child of the root
  * logger without redaction, through the serializers above (test/unit/logger.spec.ts
  * compares them). pino walks the object's keys, looks each one up among its serializers and
- * escapes every string itself: about half of what the line costs on a 404, and `info` should
- * add at most 15% to a request's CPU against `warn`. Its fields are the ones `requestFields`
+ * escapes every string itself: a large part of what the line costs on a 404, where `info` has
+ * a CPU budget against `warn` (docs/performance.md). Its fields are the ones `requestFields`
  * builds and an id that requestIdOf has already checked, so there is nothing to redact.
  */
 export class OneLinePerRequest extends LogController {

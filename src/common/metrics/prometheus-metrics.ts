@@ -58,7 +58,7 @@ export class PrometheusMetrics extends SecurityCounters {
 
   /**
    * Each series is its histogram series' count, copied at each scrape: a request is counted
-   * once, by the histogram, not a second time here (half of what metrics cost a request).
+   * once, by the histogram, not a second time here: every request pays for each update.
    */
   readonly requests = new Counter({
     name: 'http_server_requests_total',

@@ -77,7 +77,7 @@ export class ProblemFilter implements ExceptionFilter, OnModuleInit {
   /**
    * Unknown routes are answered here, in the last hook before a handler, rather than by
    * Nest's not-found handler, which throws a NotFoundException for this filter to catch: the
-   * exception's stack capture alone would be about a quarter of the CPU of a 404.
+   * exception's stack capture alone would be a large part of the CPU of a 404.
    * The answer is the same; every earlier hook (request id, standard headers, the body's
    * content type and size) has run, and a failure there still reaches catch() below.
    */

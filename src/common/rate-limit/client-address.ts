@@ -1,4 +1,6 @@
-import { isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+import { parseIpAddress, unmapped } from '../http/ip-address';
 
 /**
  * What a per-client limit counts by. An IPv6 client usually holds a whole /64 and can
@@ -7,18 +9,12 @@ import { isIPv6 } from 'node:net';
  */
 export function clientAddressKey(ip: string): string {
   const address = ip.split('%')[0];
-  if (!isIPv6(address)) return address;
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (mapped) return mapped[1];
-  const [head, tail] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups =
-    tail === undefined
-      ? left
-      : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups
+  const parsed = parseIpAddress(address);
+  if (parsed === null) return address;
+  const client = unmapped(parsed);
+  if (client instanceof ipaddr.IPv4) return client.toString();
+  return `${client.parts
     .slice(0, 4)
-    .map((group) => parseInt(group, 16).toString(16))
+    .map((part) => part.toString(16))
     .join(':')}::/64`;
 }
