@@ -41,8 +41,7 @@ describeOnServer('database connections', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const url = new URL(db.env.DATABASE_URL);
-    proxy = await FaultProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    proxy = await FaultProxy.forUrl(db.env.DATABASE_URL);
     t = await startTestApp({ ...env, DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL) }, db);
     region = await newRegion(t);
     observer = new Client({ connectionString: db.directUrl });

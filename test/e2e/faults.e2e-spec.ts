@@ -66,8 +66,7 @@ describeOnServer('PostgreSQL failing under the service', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const url = new URL(db.env.DATABASE_URL);
-    proxy = await FaultProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    proxy = await FaultProxy.forUrl(db.env.DATABASE_URL);
     t = await startTestApp({ ...env, DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL) }, db);
     region = await newRegion(t);
     user = await newUser(t);
@@ -262,8 +261,7 @@ describe('Redis failing under the rate limits', () => {
   });
 
   beforeAll(async () => {
-    const redis = new URL(REDIS_URL);
-    proxy = await FaultProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
+    proxy = await FaultProxy.forUrl(REDIS_URL);
     prefix = uniqueRedisPrefix();
     metricsPort = await freePort();
     // Another instance on the same Redis, reached directly: it sees what t counts there.

@@ -100,8 +100,7 @@ describe('readiness and Redis', () => {
   let proxy: FaultProxy;
   let t: TestApp;
   beforeAll(async () => {
-    const redis = new URL(REDIS_URL);
-    proxy = await FaultProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
+    proxy = await FaultProxy.forUrl(REDIS_URL);
     t = await startTestApp({
       REDIS_URL: proxy.rewrite(REDIS_URL),
       REDIS_KEY_PREFIX: uniqueRedisPrefix(),
@@ -141,8 +140,7 @@ describe('readiness and Redis', () => {
   beforeAll(async () => {
     const db = await createTestDatabase();
     drop = db.drop;
-    const url = new URL(db.env.DATABASE_URL);
-    proxy = await FaultProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    proxy = await FaultProxy.forUrl(db.env.DATABASE_URL);
     t = await startTestApp(
       { DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL), DATABASE_ACQUIRE_TIMEOUT_MS: '1000' },
       db,

@@ -53,6 +53,13 @@ export class FaultProxy {
     return new FaultProxy(server, (server.address() as { port: number }).port, target);
   }
 
+  /** A proxy in front of the server a postgres:// or redis:// URL names. */
+  static forUrl(url: string): Promise<FaultProxy> {
+    const target = new URL(url);
+    const defaultPort = target.protocol === 'redis:' || target.protocol === 'rediss:' ? 6379 : 5432;
+    return FaultProxy.start({ host: target.hostname, port: Number(target.port || defaultPort) });
+  }
+
   /** `url` with its host and port replaced by this proxy's. */
   rewrite(url: string): string {
     const proxied = new URL(url);

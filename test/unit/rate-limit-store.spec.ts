@@ -147,7 +147,6 @@ describe('memory rate-limit store', () => {
 
 describe('redis rate-limit store while Redis is away', () => {
   const COMMAND_TIMEOUT_MS = 200;
-  const target = new URL(REDIS_URL);
   let proxy: FaultProxy;
   let store: RedisRateLimitStore;
   let prefix: string;
@@ -156,7 +155,7 @@ describe('redis rate-limit store while Redis is away', () => {
 
   beforeEach(async () => {
     prefix = `test:${randomBytes(6).toString('hex')}:`;
-    proxy = await FaultProxy.start({ host: target.hostname, port: Number(target.port || 6379) });
+    proxy = await FaultProxy.forUrl(REDIS_URL);
     warnings = [];
     infos = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
