@@ -43,9 +43,22 @@ async function authorize(schemeName: string, fill: (container: ReturnType<Page['
 
 async function tryItOut(operationId: string, requestBody?: unknown): Promise<{ status: string; body: string }> {
   const block = page.locator(`[id$="-${operationId}"]`);
-  await block.waitFor();
-  if (!(await block.getAttribute('class'))?.includes('is-open')) await block.locator('.opblock-summary').click();
-  await block.locator('.try-out__btn').click();
+  const tryOut = block.locator('.try-out__btn');
+  // The page may still be settling (a restored authorisation re-renders it): when the button
+  // does not take the click, open the operation again, as a person clicks again.
+  for (let attempt = 1; ; attempt++) {
+    await block.waitFor();
+    if (!(await block.getAttribute('class'))?.includes('is-open')) await block.locator('.opblock-summary').click();
+    try {
+      await tryOut.click({ timeout: 10_000 });
+      break;
+    } catch (error) {
+      if (attempt === 3) {
+        await page.screenshot({ path: `${ARTIFACTS}/failed-${operationId}.png` });
+        throw error;
+      }
+    }
+  }
   if (requestBody !== undefined) await block.locator('textarea.body-param__text').fill(JSON.stringify(requestBody));
   await block.locator('.execute').click();
   const status = block.locator('.live-responses-table .response .response-col_status').first();
@@ -66,7 +79,7 @@ it('authorises with an API key, runs GET /auth/regions/me with "Try it out", and
   expect(status).toBe('200');
   expect(JSON.parse(body)).toMatchObject({ id: region.regionId, name: 'Browser region' });
 
-  await page.reload();
+  await page.reload({ waitUntil: 'networkidle' });
   await page.locator('.swagger-ui .info .title').waitFor();
   const again = await tryItOut('getMyRegion');
   expect(again.status).toBe('200');
@@ -125,7 +138,7 @@ it('authorises with Basic credentials (email and password) and runs GET /me', as
   await page.goto(`${base}/docs`);
   // Forget the Bearer token the previous test authorised with (persisted in localStorage).
   await page.evaluate('localStorage.clear()');
-  await page.reload();
+  await page.reload({ waitUntil: 'networkidle' });
   await page.locator('.swagger-ui .info .title').waitFor();
   await authorize('basicAuth', async (c) => {
     await c.locator('input[type="text"]').first().fill(user.email);
