@@ -1,7 +1,6 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } from '@nestjs/common';
-import { ApiSecurity } from '@nestjs/swagger';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 
-import { BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME, declareAuthPolicy } from '../common/auth';
+import { authPolicy, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../common/auth';
 import { UNAUTHENTICATED } from '../common/problem';
 import { ApiLoginRateLimited } from '../common/rate-limit';
 import { ApiProblems } from '../common/swagger';
@@ -9,22 +8,24 @@ import { UserUnauthenticatedError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { UserAuthGuard } from './user-auth.guard';
 
-/** The route requires a signed-in user: Basic (email and password) or a Bearer token. */
+/**
+ * The route requires a signed-in user: Basic (email and password) or a Bearer token. Declares
+ * the 401, and the 429 and 503 of the failed sign-in limit that Basic credentials meet.
+ */
 export const UserAuth = () =>
-  applyDecorators(
-    declareAuthPolicy('user'),
-    UseGuards(UserAuthGuard),
-    // Two requirement objects: either scheme is enough (OpenAPI "OR").
-    ApiSecurity(BASIC_SECURITY_SCHEME),
-    ApiSecurity(BEARER_SECURITY_SCHEME),
-    ApiProblems({
-      types: [UNAUTHENTICATED],
-      examples: [() => new UserUnauthenticatedError()],
-      description:
-        'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
-    }),
-    ApiLoginRateLimited('Too many failed Basic sign-ins from this client for this email; see Retry-After.'),
-  );
+  authPolicy('user', {
+    guard: UserAuthGuard,
+    schemes: [BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME],
+    with: [
+      ApiProblems({
+        types: [UNAUTHENTICATED],
+        examples: [() => new UserUnauthenticatedError()],
+        description:
+          'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
+      }),
+      ApiLoginRateLimited('Too many failed Basic sign-ins from this client for this email; see Retry-After.'),
+    ],
+  });
 
 /** The user that authenticated the request. */
 export const CurrentUser = createParamDecorator(

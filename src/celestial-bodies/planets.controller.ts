@@ -1,9 +1,8 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
-  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -18,17 +17,20 @@ import { Public } from '../common/auth';
 import {
   absoluteUrl,
   AcceptsMultipart,
-  EntityTagged,
+  type ChangeConditions,
+  ConditionalChange,
+  ConditionalGet,
+  Conditions,
   etagOfHash,
-  ifNoneMatchHit,
   locationHeader,
+  notModified,
+  sendTagged,
 } from '../common/http';
 import { claimIdempotentUpload, Idempotent } from '../common/idempotency';
 import { offsetPage, PAGINATION_HEADERS } from '../common/paging';
 import {
   FORBIDDEN,
   NOT_FOUND,
-  PRECONDITION_FAILED,
   REQUEST_TIMEOUT,
   UNAVAILABLE,
   UNSUPPORTED_MEDIA_TYPE,
@@ -44,7 +46,6 @@ import {
   MissingImageError,
   PlanetImageNotFoundError,
   PlanetNotFoundError,
-  PlanetPreconditionFailedError,
   TooManyUploadsError,
 } from './celestial-bodies.errors';
 import { CelestialBodiesService } from './celestial-bodies.service';
@@ -56,55 +57,24 @@ import { PlanetPageDto } from './dto/planet-page.dto';
 import { PlanetPageQueryDto } from './dto/planet-page-query.dto';
 import { IMAGE_FORM_DETAIL, readImageForm } from './image-form';
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
-import { planetEtag } from './planet-etag';
+import { PLANET_TAGS, planetEtag } from './planet-etag';
 import { INVALID_PLANET_ID, PLANET_ID_PARAM, PlanetId } from './planet-id.param';
-
-const PLANET_ETAG = {
-  ETag: {
-    description:
-      'Strong entity tag of this representation of the planet (with "-gzip" or "-br" appended inside the quotes when compressed).',
-    schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
-  },
-} as const;
-
-const IF_MATCH = {
-  name: 'If-Match',
-  required: false,
-  description:
-    'Optional. The ETag from your last GET (or PUT): the change is made only if the planet is still as you read it, else 412. ' +
-    '`*`: only if the planet exists. Without it the change is unconditional.',
-  schema: { type: 'string', example: '"037c9214eef74cc3887f3a4f085b4e17d76280dafd273b0ee160c09c4ba1cfd4"' },
-} as const;
-
-/** On a change, If-None-Match guards against overwriting what exists (RFC 9110, section 13.1.2). */
-const IF_NONE_MATCH_ON_CHANGE = {
-  name: 'If-None-Match',
-  required: false,
-  description:
-    "Optional. `*`: 412 because the planet exists; ETags (compared weakly): 412 if one is the planet's current ETag. " +
-    'Checked after If-Match; on a planet that does not exist the answer stays 404.',
-  schema: { type: 'string', example: '*' },
-} as const;
 
 const PLANET_NOT_FOUND = {
   types: [NOT_FOUND],
   description: 'No planet with this id.',
   examples: [() => new PlanetNotFoundError(42)],
 };
-
+const BAD_PLANET_ID = {
+  types: [VALIDATION],
+  description: 'planetId is not a positive integer.',
+  examples: [INVALID_PLANET_ID],
+};
+const NOT_CREATOR = { types: [FORBIDDEN], description: 'The planet was created by another user.' };
 /** A planet body a create or update refuses: an empty name. */
-const INVALID_PLANET = { name: '' };
-
+const INVALID_PLANET = invalidBody(PlanetInputDto, { name: '' });
 const IMAGE_ETAG = {
   ETag: { description: 'Entity tag of the image (its SHA-256)', schema: { type: 'string', example: '"33a64df551"' } },
-};
-
-const PRECONDITION_FAILED_RESPONSE = {
-  types: [PRECONDITION_FAILED],
-  examples: [() => new PlanetPreconditionFailedError(14, 'If-Match')],
-  description:
-    'Precondition failed: the planet has changed since the version named in If-Match (another client changed it; GET it again), ' +
-    'or If-None-Match is `*` or names its current ETag. Nothing was changed.',
 };
 
 @ApiTags('Planets')
@@ -119,7 +89,6 @@ export class PlanetsController {
   @Get()
   @Public()
   @ApiOperation({
-    operationId: 'getAllData',
     summary: 'Get all planets',
     description:
       'A page of planets, by id, each with its satellites. A limit above 100 is served as 100, not refused (the ' +
@@ -134,21 +103,17 @@ export class PlanetsController {
     },
     UNAVAILABLE,
   )
-  async getAllData(
-    @Query() query: PlanetPageQueryDto,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<PlanetPageDto> {
+  async getAllData(@Query() query: PlanetPageQueryDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const { items, total } = await this.celestialBodies.listPlanets(query.limit, query.offset);
     const page = offsetPage('/planets', query, total);
     reply.headers(page.headers);
-    return { data: items.map((item) => PlanetDto.from(item)), meta: page.meta };
+    return { data: items.map((item) => PlanetDto.from(item)), meta: page.meta } satisfies PlanetPageDto;
   }
 
   @Post()
   @UserAuth()
   @Idempotent({ scope: 'caller' })
   @ApiOperation({
-    operationId: 'createPlanet',
     summary: 'Create a planet',
     description:
       'You become its creator: only you can change or delete it. A Planet as the Galaxy types it is accepted: the ' +
@@ -163,69 +128,38 @@ export class PlanetsController {
     headers: locationHeader('The URI of the new planet.', '/planets/1'),
   })
   @ApiProblems(
-    ...jsonBodyProblems(
-      'Invalid input: unknown fields, wrong types or values, or a callback URL.',
-      invalidBody(PlanetInputDto, INVALID_PLANET),
-    ),
+    ...jsonBodyProblems('Invalid input: unknown fields, wrong types or values, or a callback URL.', INVALID_PLANET),
     UNAVAILABLE,
   )
   async createPlanet(
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: PlanetInputDto,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<PlanetDto> {
+  ) {
     const created = await this.celestialBodies.createPlanet(user.id, body);
     reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, planetPath(created.planet.id)));
     return PlanetDto.from(created);
   }
 
   @Get(':planetId')
-  @EntityTagged()
   @Public()
   @ApiOperation({
-    operationId: 'getPlanet',
     summary: 'Get a planet',
     description:
       'The planet with its satellites, and its ETag; send If-None-Match to get a 304 when it has not changed, If-Match with a change to make it only then.',
   })
   @ApiParam(PLANET_ID_PARAM)
-  @ApiHeader({
-    name: 'If-None-Match',
-    required: false,
-    description: "ETags you hold (or `*`): if one is the planet's current ETag, the answer is 304 without a body.",
-    schema: { type: 'string' },
-  })
-  @ApiOkResponse({ type: PlanetDto, description: 'Planet found', headers: PLANET_ETAG })
-  @ApiResponse({
-    status: 304,
-    description: 'Not modified: the planet still has the ETag sent in If-None-Match.',
-    headers: PLANET_ETAG,
-  })
-  @ApiProblems(
-    { types: [VALIDATION], description: 'planetId is not a positive integer.', examples: [INVALID_PLANET_ID] },
-    PLANET_NOT_FOUND,
-    UNAVAILABLE,
-  )
-  async getPlanet(
-    @PlanetId() planetId: number,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+  @ConditionalGet(PLANET_TAGS)
+  @ApiOkResponse({ type: PlanetDto, description: 'Planet found' })
+  @ApiProblems(BAD_PLANET_ID, PLANET_NOT_FOUND, UNAVAILABLE)
+  async getPlanet(@PlanetId() planetId: number, @Res() reply: FastifyReply): Promise<void> {
     const planet = PlanetDto.from(await this.celestialBodies.getPlanet(planetId));
-    const etag = planetEtag(planet);
-    const held = ifNoneMatchHit(ifNoneMatch, etag);
-    if (held !== undefined) {
-      await reply.status(304).header('ETag', held).send();
-      return;
-    }
-    await reply.status(200).header('ETag', etag).send(planet);
+    await sendTagged(reply, planetEtag(planet), planet);
   }
 
   @Put(':planetId')
-  @EntityTagged()
   @UserAuth()
   @ApiOperation({
-    operationId: 'updatePlanet',
     summary: 'Update a planet',
     description:
       "Replaces the planet's fields (what the body leaves out is cleared). Only its creator may. As for createPlanet, " +
@@ -233,30 +167,26 @@ export class PlanetsController {
       'of the path (else 400).',
   })
   @ApiParam(PLANET_ID_PARAM)
-  @ApiHeader(IF_NONE_MATCH_ON_CHANGE)
-  @ApiHeader(IF_MATCH)
+  @ConditionalChange(PLANET_TAGS)
   @ApiBody({ type: PlanetInputDto })
-  @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully', headers: PLANET_ETAG })
+  @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully' })
   @ApiProblems(
     ...jsonBodyProblems(
       'Invalid input: planetId is not a positive integer, or the body has unknown fields, wrong types or values, a ' +
         'callback URL, or an id other than planetId.',
-      invalidBody(PlanetInputDto, INVALID_PLANET),
+      INVALID_PLANET,
     ),
-    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    NOT_CREATOR,
     PLANET_NOT_FOUND,
-    PRECONDITION_FAILED_RESPONSE,
     UNAVAILABLE,
   )
   async updatePlanet(
     @PlanetId() planetId: number,
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: PlanetInputDto,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Conditions() conditions: ChangeConditions,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlanetDto> {
-    const conditions = { ifMatch, ifNoneMatch };
     const planet = PlanetDto.from(await this.celestialBodies.updatePlanet(planetId, user.id, body, conditions));
     reply.header('ETag', planetEtag(planet));
     return planet;
@@ -266,28 +196,24 @@ export class PlanetsController {
   @HttpCode(204)
   @UserAuth()
   @ApiOperation({
-    operationId: 'deletePlanet',
     summary: 'Delete a planet',
     description: 'Deletes the planet with its satellites and image. Only its creator may.',
   })
   @ApiParam(PLANET_ID_PARAM)
-  @ApiHeader(IF_NONE_MATCH_ON_CHANGE)
-  @ApiHeader(IF_MATCH)
+  @ConditionalChange(PLANET_TAGS)
   @ApiNoContentResponse({ description: 'Deleted, with its satellites.' })
   @ApiProblems(
-    ...unexpectedBodyProblems('planetId is not a positive integer.', INVALID_PLANET_ID),
-    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    ...unexpectedBodyProblems(BAD_PLANET_ID.description, INVALID_PLANET_ID),
+    NOT_CREATOR,
     PLANET_NOT_FOUND,
-    PRECONDITION_FAILED_RESPONSE,
     UNAVAILABLE,
   )
   async deletePlanet(
     @PlanetId() planetId: number,
     @CurrentUser() user: AuthenticatedUser,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
-  ): Promise<void> {
-    await this.celestialBodies.deletePlanet(planetId, user.id, { ifMatch, ifNoneMatch });
+    @Conditions() conditions: ChangeConditions,
+  ) {
+    await this.celestialBodies.deletePlanet(planetId, user.id, conditions);
   }
 
   @Post(':planetId/image')
@@ -296,7 +222,6 @@ export class PlanetsController {
   @AcceptsMultipart(IMAGE_FORM_DETAIL)
   @Idempotent({ scope: 'caller', body: 'upload' })
   @ApiOperation({
-    operationId: 'uploadImage',
     summary: 'Upload an image to a planet',
     description:
       'PNG, JPEG, GIF or WebP, recognised by its bytes (not by its name or declared type), at most 5 MiB. ' +
@@ -332,7 +257,7 @@ export class PlanetsController {
         'or a file under another name, named in errors), a multipart body that is malformed or ends early, or a bad planetId.',
       examples: [() => new MissingImageError()],
     },
-    { types: [FORBIDDEN], description: 'The planet was created by another user.' },
+    NOT_CREATOR,
     PLANET_NOT_FOUND,
     {
       types: [REQUEST_TIMEOUT],
@@ -378,7 +303,6 @@ export class PlanetsController {
   @Get(':planetId/image')
   @Public()
   @ApiOperation({
-    operationId: 'getPlanetImage',
     summary: "Get a planet's image",
     description:
       'The uploaded image, with its type and an ETag; send If-None-Match to get a 304 when it has not changed.',
@@ -395,7 +319,7 @@ export class PlanetsController {
     headers: IMAGE_ETAG,
   })
   @ApiProblems(
-    { types: [VALIDATION], description: 'planetId is not a positive integer.', examples: [INVALID_PLANET_ID] },
+    BAD_PLANET_ID,
     {
       types: [NOT_FOUND],
       description: 'No such planet, or it has no image.',
@@ -403,19 +327,11 @@ export class PlanetsController {
     },
     UNAVAILABLE,
   )
-  async getPlanetImage(
-    @PlanetId() planetId: number,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+  async getPlanetImage(@PlanetId() planetId: number, @Res() reply: FastifyReply): Promise<void> {
     // Public and meant to be shown on other sites' pages, unlike the API's other responses.
     reply.header('Cache-Control', 'no-cache').header('Cross-Origin-Resource-Policy', 'cross-origin');
     const current = await this.celestialBodies.getImage(planetId, false);
-    const held = ifNoneMatchHit(ifNoneMatch, etagOfHash(current.sha256));
-    if (held !== undefined) {
-      await reply.status(304).header('ETag', held).send();
-      return;
-    }
+    if (await notModified(reply, etagOfHash(current.sha256))) return;
     // The bytes come from a second read, so that a 304 never loads them; the ETag sent is
     // that of the bytes sent, should the image have been replaced in between.
     const image = await this.celestialBodies.getImage(planetId, true);

@@ -1,5 +1,13 @@
-import { type ChangeConditions, failedChangeCondition, strongEtag } from '../common/http';
+import {
+  type ChangeConditions,
+  type EntityTags,
+  failedChangeCondition,
+  ifMatchOnChange,
+  ifNoneMatchOnChange,
+  strongEtag,
+} from '../common/http';
 import { ApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyChangedError } from './region-keys.errors';
 import type { ApiKeyRecord } from './region-keys.repository';
 
 /**
@@ -21,3 +29,16 @@ export type KeyConditions = ChangeConditions;
 /** The header whose condition is false for the key as it is now (see failedChangeCondition). */
 export const failedKeyCondition = (conditions: KeyConditions, key: ApiKeyRecord) =>
   failedChangeCondition(conditions, () => keyEtag(key));
+
+/** What the document says of a key's versions (see @ConditionalGet, @ConditionalChange). */
+export const KEY_TAGS: EntityTags = {
+  resource: 'key',
+  etag: {
+    description:
+      "Strong entity tag of the key's version: it changes whenever any field but `lastUsedAt` does (that one moves " +
+      'by itself while the key is in use, and a change cannot lose it). Send it in If-Match with a PATCH.',
+    example: '"9c1185a5c5e9fc54612808977ee8f548b2258d31b3f3c3a0ac2f3f1c6f2e4b1d"',
+  },
+  changeHeaders: [ifNoneMatchOnChange('key'), ifMatchOnChange('key', 'PATCH')],
+  preconditionFailed: { examples: [() => new ApiKeyChangedError('If-Match')] },
+};

@@ -1,5 +1,4 @@
 import {
-  applyDecorators,
   CanActivate,
   createParamDecorator,
   ExecutionContext,
@@ -7,14 +6,13 @@ import {
   Logger,
   OnModuleInit,
   SetMetadata,
-  UseGuards,
 } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef, Reflector } from '@nestjs/core';
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
-import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
+import { ApiExtension } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
-import { API_KEY_SECURITY_SCHEME, authenticateWith, declareAuthPolicy } from '../common/auth';
+import { API_KEY_SECURITY_SCHEME, authenticateWith, authPolicy } from '../common/auth';
 import { withRouteConfig } from '../common/http';
 import { ForbiddenError, sendDomainError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
 import { ApiProblems } from '../common/swagger';
@@ -30,14 +28,13 @@ import {
 import type { ChangeOrigin, RegionPrincipal } from './region-keys.types';
 
 const REQUIRED_PERMISSION = 'regionKeyPermission';
-/** Fastify route config of the routes @RequiresPermission marks: see UnusableKeyRefusal. */
+/** Fastify route config of the routes @RegionKeyAuth marks: see UnusableKeyRefusal. */
 const REGION_KEY_ROUTE = 'regionKeyRoute';
 
 /**
  * Authenticates the key, then checks the permission the route declares with
- * @RequiresPermission. Deny by default here too: a region-key route that declares no
- * permission is refused, so a forgotten decorator closes the route instead of opening it
- * to every key.
+ * @RegionKeyAuth(permission). Deny by default here too: a route that has this guard by
+ * other means, with no permission, is refused instead of being open to every key.
  *
  * Nest makes the guard in the module of each controller that uses @RegionKeyAuth(), and that
  * module need not import RegionKeysModule: the strategy is not injected but found once, at
@@ -78,24 +75,6 @@ export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
 }
 
 /**
- * The permission a region-key route needs (one per route, next to @RegionKeyAuth on the
- * controller). Shown in the OpenAPI document as `x-required-permission` and a 403.
- */
-export const RequiresPermission = (permission: Permission) =>
-  applyDecorators(
-    SetMetadata(REQUIRED_PERMISSION, permission),
-    withRouteConfig({ [REGION_KEY_ROUTE]: true }),
-    ApiExtension('x-required-permission', permission),
-    ApiProblems({
-      types: [INSUFFICIENT_PERMISSION, ADDRESS_NOT_ALLOWED],
-      description:
-        `The key does not hold the ${permission} permission (\`insufficient-permission\`), or is used from an address ` +
-        'outside its allowedCidrs (`address-not-allowed`).',
-      examples: [() => missingPermission(permission)],
-    }),
-  );
-
-/**
  * Refuses a missing or malformed key (and a key of the other environment) in Fastify's last
  * hook before the handler, on the routes @RequiresPermission marks, and sends the 401 there:
  * through Nest's router, guards and exception layer the same refusal costs markedly more CPU
@@ -128,28 +107,43 @@ export class UnusableKeyRefusal implements OnModuleInit {
   }
 }
 
-/** The permission a route declares with @RequiresPermission (for the route-policy table). */
+/** The permission a route declares with @RegionKeyAuth (for the route-policy table). */
 export const requiredPermissionOf = (handler: object): Permission | undefined =>
   Reflect.getMetadata(REQUIRED_PERMISSION, handler) as Permission | undefined;
 
-/** The route requires a region API key (X-API-Key); the caller acts for that key's region. */
-export const RegionKeyAuth = () =>
-  applyDecorators(
-    declareAuthPolicy('region-api-key'),
-    UseGuards(ApiKeyAuthGuard),
-    ApiSecurity(API_KEY_SECURITY_SCHEME),
-    ApiProblems(
-      {
-        types: [UNAUTHENTICATED],
-        description: 'Missing, malformed, unknown or revoked API key.',
-        examples: [() => new InvalidApiKeyError()],
-      },
-      {
-        types: [UNAVAILABLE],
-        description: 'The database is busy or unavailable; retry after the time given in Retry-After.',
-      },
-    ),
-  );
+/**
+ * The route requires a region API key (X-API-Key) that holds `permission`; the caller acts
+ * for that key's region. One per route: `@RegionKeyAuth('keys:write')`. Declares the 401, the
+ * 403 of a missing permission (and `x-required-permission`) and the 503.
+ */
+export const RegionKeyAuth = (permission: Permission): MethodDecorator =>
+  authPolicy('region-api-key', {
+    guard: ApiKeyAuthGuard,
+    schemes: [API_KEY_SECURITY_SCHEME],
+    with: [
+      SetMetadata(REQUIRED_PERMISSION, permission),
+      withRouteConfig({ [REGION_KEY_ROUTE]: true }),
+      ApiExtension('x-required-permission', permission),
+      ApiProblems(
+        {
+          types: [INSUFFICIENT_PERMISSION, ADDRESS_NOT_ALLOWED],
+          description:
+            `The key does not hold the ${permission} permission (\`insufficient-permission\`), or is used from an ` +
+            'address outside its allowedCidrs (`address-not-allowed`).',
+          examples: [() => missingPermission(permission)],
+        },
+        {
+          types: [UNAUTHENTICATED],
+          description: 'Missing, malformed, unknown or revoked API key.',
+          examples: [() => new InvalidApiKeyError()],
+        },
+        {
+          types: [UNAVAILABLE],
+          description: 'The database is busy or unavailable; retry after the time given in Retry-After.',
+        },
+      ),
+    ],
+  });
 
 /** The region and key that authenticated the request. */
 export const CurrentRegion = createParamDecorator(

@@ -1,14 +1,12 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
-  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -16,13 +14,16 @@ import type { FastifyReply } from 'fastify';
 import {
   absoluteUrl,
   AcceptsMergePatch,
-  EntityTagged,
-  ifNoneMatchHit,
+  type ChangeConditions,
+  ConditionalChange,
+  ConditionalGet,
+  Conditions,
   locationHeader,
   SecretResponse,
+  sendTagged,
 } from '../common/http';
 import { Idempotent } from '../common/idempotency';
-import { NOT_FOUND, PRECONDITION_FAILED, VALIDATION } from '../common/problem';
+import { NOT_FOUND, VALIDATION } from '../common/problem';
 import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
 import { invalidBody, invalidQuery, notAUuid, UuidParam } from '../common/validation';
 import { AppConfig } from '../config';
@@ -32,17 +33,11 @@ import { RegionDto } from './dto/region.dto';
 import { ListRegionEventsQueryDto, RegionEventPageDto } from './dto/region-event.dto';
 import { DEFAULT_REVOKE_OLD_AFTER_SECONDS, RollApiKeyDto } from './dto/roll-api-key.dto';
 import { UpdateApiKeyDto } from './dto/update-api-key.dto';
-import { keyEtag } from './key-etag';
+import { KEY_TAGS, keyEtag } from './key-etag';
 import { KeyUsageDto, KeyUsageQueryDto } from './key-usage/key-usage.dto';
 import { KeyUsageService, UsageKeyNotFoundError } from './key-usage/key-usage.service';
-import { ChangeOriginOf, CurrentRegion, RegionKeyAuth, RequiresPermission } from './region-key-auth.decorator';
-import {
-  API_KEY_ALREADY_ROLLED,
-  API_KEY_LIMIT,
-  ApiKeyChangedError,
-  ApiKeyNotFoundError,
-  LAST_API_KEY,
-} from './region-keys.errors';
+import { ChangeOriginOf, CurrentRegion, RegionKeyAuth } from './region-key-auth.decorator';
+import { API_KEY_ALREADY_ROLLED, API_KEY_LIMIT, ApiKeyNotFoundError, LAST_API_KEY } from './region-keys.errors';
 import { RegionKeysService } from './region-keys.service';
 import { type ChangeOrigin, type RegionPrincipal } from './region-keys.types';
 
@@ -52,16 +47,6 @@ const KEY_LOCATION = locationHeader(
   'The URI of the new key: GET it (with a key holding region:read), PATCH it, or DELETE it to revoke it.',
   '/auth/region/api-keys/3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
 );
-
-const KEY_ETAG = {
-  ETag: {
-    description:
-      "Strong entity tag of the key's version: it changes whenever any field but `lastUsedAt` does (that one moves " +
-      'by itself while the key is in use, and a change cannot lose it). Send it in If-Match with a PATCH.',
-    schema: { type: 'string', example: '"9c1185a5c5e9fc54612808977ee8f548b2258d31b3f3c3a0ac2f3f1c6f2e4b1d"' },
-  },
-} as const;
-
 const KEY_NOT_FOUND = {
   types: [NOT_FOUND],
   description:
@@ -69,9 +54,10 @@ const KEY_NOT_FOUND = {
   examples: [() => new ApiKeyNotFoundError()],
 };
 const KEY_ID_PARAM = { name: 'id', format: 'uuid', description: "The key's id (from GET /auth/regions/me)." } as const;
+/** A body a create or update refuses: a description too long. */
+const LONG_DESCRIPTION = { description: 'x'.repeat(300) };
 
 @ApiTags('Region API keys')
-@RegionKeyAuth()
 @Controller('auth')
 export class RegionKeysController {
   constructor(
@@ -81,9 +67,8 @@ export class RegionKeysController {
   ) {}
 
   @Get('regions/me')
-  @RequiresPermission('region:read')
+  @RegionKeyAuth('region:read')
   @ApiOperation({
-    operationId: 'getMyRegion',
     summary: 'Get your region',
     description: 'The region of the API key that authenticates the request, with its active keys (oldest first).',
   })
@@ -94,11 +79,10 @@ export class RegionKeysController {
   }
 
   @Post('region/api-keys')
-  @RequiresPermission('keys:write')
+  @RegionKeyAuth('keys:write')
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiOperation({
-    operationId: 'createApiKey',
     summary: 'Create an API key',
     description:
       'Creates a key for your region. The response is the only time the full key (`key`) is shown. ' +
@@ -115,14 +99,11 @@ export class RegionKeysController {
   @ApiProblems(
     ...jsonBodyProblems(
       'Invalid or unknown fields: an empty or unknown permission, an invalid CIDR.',
-      invalidBody(CreateApiKeyDto, { description: 'x'.repeat(300) }),
+      invalidBody(CreateApiKeyDto, LONG_DESCRIPTION),
     ),
-    {
-      types: [API_KEY_LIMIT],
-      description: 'The region already holds the maximum number of active keys.',
-    },
+    { types: [API_KEY_LIMIT], description: 'The region already holds the maximum number of active keys.' },
   )
-  async createKey(
+  async createApiKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -134,10 +115,8 @@ export class RegionKeysController {
   }
 
   @Get('region/api-keys/:id')
-  @EntityTagged()
-  @RequiresPermission('region:read')
+  @RegionKeyAuth('region:read')
   @ApiOperation({
-    operationId: 'getApiKey',
     summary: 'Get an API key',
     description:
       'One active key of your region, as GET /auth/regions/me lists it, with its ETag. Revoked and expired keys, and ' +
@@ -145,44 +124,25 @@ export class RegionKeysController {
       'says the key is as you hold it but for when it was last used.',
   })
   @ApiParam(KEY_ID_PARAM)
-  @ApiHeader({
-    name: 'If-None-Match',
-    required: false,
-    description: "ETags you hold (or `*`): if one is the key's current ETag, the answer is 304 without a body.",
-    schema: { type: 'string' },
-  })
-  @ApiOkResponse({ type: ApiKeyDto, description: 'The key.', headers: KEY_ETAG })
-  @ApiResponse({
-    status: 304,
-    description: 'Not modified: the key still has the ETag sent in If-None-Match.',
-    headers: KEY_ETAG,
-  })
+  @ConditionalGet(KEY_TAGS)
+  @ApiOkResponse({ type: ApiKeyDto, description: 'The key.' })
   @ApiProblems(
     { types: [VALIDATION], description: 'The id is not a UUID.', examples: [() => notAUuid('id')] },
     KEY_NOT_FOUND,
   )
-  async getKey(
+  async getApiKey(
     @CurrentRegion() caller: RegionPrincipal,
     @UuidParam('id') id: string,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const key = this.regionKeys.findKey(caller, id);
-    const etag = keyEtag(key);
-    const held = ifNoneMatchHit(ifNoneMatch, etag);
-    if (held !== undefined) {
-      await reply.status(304).header('ETag', held).send();
-      return;
-    }
-    await reply.status(200).header('ETag', etag).send(ApiKeyDto.from(key));
+    await sendTagged(reply, keyEtag(key), ApiKeyDto.from(key));
   }
 
   @Patch('region/api-keys/:id')
-  @EntityTagged()
   @AcceptsMergePatch()
-  @RequiresPermission('keys:write')
+  @RegionKeyAuth('keys:write')
   @ApiOperation({
-    operationId: 'updateApiKey',
     summary: 'Update an API key',
     description:
       'Changes a key of your region: its `description`, its `permissions` (only fewer: for more, create a new key), ' +
@@ -195,41 +155,18 @@ export class RegionKeysController {
       'the key as it is, and records nothing.',
   })
   @ApiParam(KEY_ID_PARAM)
-  @ApiHeader({
-    name: 'If-Match',
-    required: false,
-    description:
-      "Optional. The key's ETag from your last GET (or PATCH): the change is made only if the key is still as you " +
-      'read it, else 412. `*`: only if the key exists. A malformed value is a 412 too. Without it the change is ' +
-      'unconditional.',
-    schema: { type: 'string' },
-  })
-  @ApiHeader({
-    name: 'If-None-Match',
-    required: false,
-    description:
-      "Optional. `*`: 412 because the key exists; ETags (compared weakly): 412 if one is the key's current ETag. " +
-      'Checked after If-Match; a malformed value is a 412. On a key that does not exist the answer stays 404.',
-    schema: { type: 'string', example: '*' },
-  })
+  @ConditionalChange(KEY_TAGS)
   @ApiConsumes('application/merge-patch+json', 'application/json')
   @ApiBody({ type: UpdateApiKeyDto, required: false })
-  @ApiOkResponse({ type: ApiKeyDto, description: 'The key as it is now, with its new ETag.', headers: KEY_ETAG })
+  @ApiOkResponse({ type: ApiKeyDto, description: 'The key as it is now, with its new ETag.' })
   @ApiProblems(
     ...jsonBodyProblems(
       'The id is not a UUID, or the body has invalid or unknown fields: a permission the key does not hold ' +
         '(`permissions` only narrow), an empty list, an invalid CIDR, an `expiresAt` less than a minute or more than ' +
         'the allowed days ahead.',
-      invalidBody(UpdateApiKeyDto, { description: 'x'.repeat(300) }),
+      invalidBody(UpdateApiKeyDto, LONG_DESCRIPTION),
     ),
     KEY_NOT_FOUND,
-    {
-      types: [PRECONDITION_FAILED],
-      examples: [() => new ApiKeyChangedError('If-Match')],
-      description:
-        'Precondition failed: the key has changed since the version named in If-Match (GET it again), or ' +
-        'If-None-Match is `*` or names its current ETag. Nothing was changed.',
-    },
     {
       types: [LAST_API_KEY],
       description:
@@ -237,26 +174,23 @@ export class RegionKeysController {
         'would lose keys:write, get an allowlist no address passes, or get an expiry).',
     },
   )
-  async updateKey(
+  async updateApiKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
     @UuidParam('id') id: string,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Conditions() conditions: ChangeConditions,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: UpdateApiKeyDto = {},
   ): Promise<ApiKeyDto> {
-    const conditions = { ifMatch, ifNoneMatch };
     const key = await this.regionKeys.updateKey(caller.regionId, id, body, conditions, origin, caller.permissions);
     reply.header('ETag', keyEtag(key));
     return ApiKeyDto.from(key);
   }
 
   @Delete('region/api-keys/:id')
-  @RequiresPermission('keys:write')
+  @RegionKeyAuth('keys:write')
   @HttpCode(204)
   @ApiOperation({
-    operationId: 'revokeApiKey',
     summary: 'Delete (revoke) an API key',
     description:
       'Revokes a key of your region at once. A region keeps at least one key that holds `keys:write`, can be used ' +
@@ -271,7 +205,7 @@ export class RegionKeysController {
       "This is the region's only key that holds keys:write and neither expires nor is scheduled for revocation (the " +
       'others, if any, are about to stop or cannot manage keys).',
   })
-  async revokeKey(
+  async revokeApiKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
     @UuidParam('id') id: string,
@@ -280,11 +214,10 @@ export class RegionKeysController {
   }
 
   @Post('region/api-keys/:id/roll')
-  @RequiresPermission('keys:write')
+  @RegionKeyAuth('keys:write')
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiOperation({
-    operationId: 'rollApiKey',
     summary: 'Roll an API key',
     description:
       'The recommended way to rotate a key: creates a new key (its full `key` is shown only in this response) and ' +
@@ -317,35 +250,24 @@ export class RegionKeysController {
         'without a permanent key holding keys:write (`last-api-key`).',
     },
   )
-  async rollKey(
+  async rollApiKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
     @UuidParam('id') id: string,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: RollApiKeyDto = {},
   ): Promise<RolledApiKeyDto> {
-    const rolled = await this.regionKeys.rollKey(
-      caller.regionId,
-      id,
-      {
-        description: body.description,
-        permissions: body.permissions,
-        allowedCidrs: body.allowedCidrs,
-        expiresAt: body.expiresAt,
-        revokeOldAfterSeconds: body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS,
-      },
-      origin,
-      caller.permissions,
-    );
+    const revokeOldAfterSeconds = body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
+    const options = { ...body, revokeOldAfterSeconds };
+    const rolled = await this.regionKeys.rollKey(caller.regionId, id, options, origin, caller.permissions);
     const created = RolledApiKeyDto.fromRolled(rolled);
     reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, apiKeyPath(created.id)));
     return created;
   }
 
   @Get('region/api-keys/:id/usage')
-  @RequiresPermission('region:read')
+  @RegionKeyAuth('region:read')
   @ApiOperation({
-    operationId: 'getApiKeyUsage',
     summary: "Get an API key's usage",
     description:
       'The requests the key authenticated on each of the last `days` UTC days (today included), oldest first. ' +
@@ -369,7 +291,7 @@ export class RegionKeysController {
       examples: [() => new UsageKeyNotFoundError()],
     },
   )
-  async getKeyUsage(
+  async getApiKeyUsage(
     @CurrentRegion() caller: RegionPrincipal,
     @UuidParam('id') id: string,
     @Query() query: KeyUsageQueryDto,
@@ -378,9 +300,8 @@ export class RegionKeysController {
   }
 
   @Get('region/events')
-  @RequiresPermission('region:read')
+  @RegionKeyAuth('region:read')
   @ApiOperation({
-    operationId: 'listRegionEvents',
     summary: "List your region's events",
     description:
       'The audit trail of your region: who created, rolled and revoked which key, when, from which client address ' +
@@ -393,7 +314,7 @@ export class RegionKeysController {
     description: 'A bad limit, or a cursor that is not a `meta.next` of this listing.',
     examples: [invalidQuery(ListRegionEventsQueryDto, { limit: '0' })],
   })
-  async listEvents(
+  async listRegionEvents(
     @CurrentRegion() caller: RegionPrincipal,
     @Query() query: ListRegionEventsQueryDto,
   ): Promise<RegionEventPageDto> {

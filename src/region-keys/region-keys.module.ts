@@ -15,10 +15,10 @@ import { RegionKeysService } from './region-keys.service';
 import { RegionKeysSettings } from './region-keys.settings';
 
 /**
- * Region API keys. Other features protect routes with @RegionKeyAuth() and
- * @RequiresPermission(), and read the caller with @CurrentRegion(), without importing this
- * module; the app imports it once. One static module wherever it is imported: InitialRegion
- * does its work only in the server (see there).
+ * Region API keys. Other features protect routes with @RegionKeyAuth(permission), and read
+ * the caller with @CurrentRegion(), without importing this module; the app imports it once.
+ * One static module wherever it is imported: InitialRegion does its work only in the server
+ * (see there).
  */
 @Module({
   imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],

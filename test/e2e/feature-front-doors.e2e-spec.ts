@@ -22,7 +22,6 @@ import {
   RegionKeysModule,
   RegionKeysService,
   type RegionPrincipal,
-  RequiresPermission,
 } from '../../src/region-keys';
 // Test-only: a key in the issued format that no region holds.
 import { generateApiKey } from '../../src/region-keys/api-key-codec';
@@ -36,8 +35,8 @@ import { createPlanet } from './planets-support';
  * A new feature uses the others through their index.ts alone, with no change to them: the
  * app boots with two small modules of this file beside its own. ProbeModule imports
  * CelestialBodiesModule and RegionKeysModule, which the app imports too (one instance each,
- * one set of routes); BareModule imports nothing and still uses @RegionKeyAuth() and
- * @UserAuth().
+ * one set of routes); BareModule imports nothing and still uses @RegionKeyAuth(permission)
+ * and @UserAuth().
  */
 
 const OBJECT = { schema: { type: 'object' } } as const;
@@ -47,8 +46,7 @@ class ProbeController {
   constructor(private readonly planets: PlanetsLookup) {}
 
   @Get('region')
-  @RegionKeyAuth()
-  @RequiresPermission('region:read')
+  @RegionKeyAuth('region:read')
   @ApiOkResponse(OBJECT)
   region(@CurrentRegion() region: RegionPrincipal) {
     return { regionId: region.regionId, apiKeyId: region.apiKeyId };
@@ -87,8 +85,7 @@ class ProbeModule {}
 @Controller('bare')
 class BareController {
   @Get('region')
-  @RegionKeyAuth()
-  @RequiresPermission('region:read')
+  @RegionKeyAuth('region:read')
   @ApiOkResponse(OBJECT)
   region(@CurrentRegion() region: RegionPrincipal) {
     return { regionId: region.regionId };
@@ -132,7 +129,7 @@ describe('a module imported both by the app and by another module', () => {
 describe.each([
   ['ProbeModule (imports RegionKeysModule)', '/probe/region'],
   ['BareModule (imports nothing)', '/bare/region'],
-])('@RegionKeyAuth() + @RequiresPermission() + @CurrentRegion() in %s', (_, url) => {
+])('@RegionKeyAuth(permission) + @CurrentRegion() in %s', (_, url) => {
   it('answers 200 with a key that holds the permission, with the caller from @CurrentRegion()', async () => {
     const res = await get(url, { 'x-api-key': region.key });
     expect(res.statusCode).toBe(200);

@@ -1,7 +1,7 @@
-import type { ExecutionContext } from '@nestjs/common';
+import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
-import { AuthPolicyGuard, declareAuthPolicy, Public } from '../../src/common/auth/auth-policy';
+import { authPolicy, AuthPolicyGuard, Public } from '../../src/common/auth/auth-policy';
 import { ForbiddenError } from '../../src/common/problem/problem';
 
 class Controller {
@@ -10,10 +10,15 @@ class Controller {
   forgotten() {}
 }
 Public()(Controller.prototype, 'open', Object.getOwnPropertyDescriptor(Controller.prototype, 'open')!);
-declareAuthPolicy('region-api-key')(
+class AnyGuard implements CanActivate {
+  canActivate() {
+    return true;
+  }
+}
+authPolicy('region-api-key', { guard: AnyGuard, schemes: [], with: [] })(
   Controller.prototype,
   'keyed',
-  Object.getOwnPropertyDescriptor(Controller.prototype, 'keyed')!,
+  Object.getOwnPropertyDescriptor(Controller.prototype, 'keyed'),
 );
 
 const contextFor = (handler: () => void, cls: object = Controller) =>

@@ -1,4 +1,5 @@
 export * from './compression';
+export * from './conditional-request';
 export * from './etag';
 export * from './ip-address';
 export { AcceptsMergePatch } from './json-body';

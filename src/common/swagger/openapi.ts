@@ -154,7 +154,8 @@ export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSet
     )
     .build();
   config.info.license = { name: 'Proprietary' };
-  const document = SwaggerModule.createDocument(app, config);
+  // An operation is named after its handler, unless it names itself.
+  const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (_controller, method) => method });
   markPublicOperations(document);
   documentProblemTypes(document, settings.ownBaseUrl);
   return document;

@@ -1,0 +1,145 @@
+import { applyDecorators, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { ApiHeader, type ApiHeaderOptions, ApiResponse, DECORATORS } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+import { PRECONDITION_FAILED } from '../problem/problem-types';
+import { ApiProblems, type ProblemResponse } from '../swagger/api-problems.decorator';
+import { EntityTagged } from './compression';
+import { type ChangeConditions, ifNoneMatchHit } from './etag';
+
+/**
+ * Conditional requests (RFC 9110, section 13) in one declaration and one helper. A resource
+ * whose representation has a strong ETag describes its versions once (EntityTags); its GET says
+ * @ConditionalGet(TAGS) and answers with sendTagged (304 or 200), its changes say
+ * @ConditionalChange(TAGS), take @Conditions() and hand them to the service, which checks them
+ * under its lock with failedChangeCondition and answers 412 with its own error.
+ */
+
+/** What the document says of a resource's versions. */
+export interface EntityTags {
+  /** The resource as the texts name it: "planet", "key". */
+  resource: string;
+  /** The ETag header of its answers. */
+  etag: { description: string; example: string };
+  /** The conditional headers its changes take, in the document's order (by default, changeHeaders(resource)). */
+  changeHeaders?: ApiHeaderOptions[];
+  /** Its 412 (by default worded for `resource`, with the problem type's own example). */
+  preconditionFailed?: Omit<ProblemResponse, 'types'>;
+}
+
+/** If-Match on a change, in the words of `resource` and of the `method` that changes it. */
+export const ifMatchOnChange = (resource: string, method = 'PUT or PATCH'): ApiHeaderOptions => ({
+  name: 'If-Match',
+  required: false,
+  description:
+    `Optional. The ${resource}'s ETag from your last GET (or ${method}): the change is made only if the ${resource} is ` +
+    `still as you read it, else 412. \`*\`: only if the ${resource} exists. A malformed value is a 412 too. Without ` +
+    'it the change is unconditional.',
+  schema: { type: 'string' },
+});
+
+/** If-None-Match on a change guards against overwriting what exists (RFC 9110, section 13.1.2). */
+export const ifNoneMatchOnChange = (resource: string): ApiHeaderOptions => ({
+  name: 'If-None-Match',
+  required: false,
+  description:
+    `Optional. \`*\`: 412 because the ${resource} exists; ETags (compared weakly): 412 if one is the ${resource}'s ` +
+    `current ETag. Checked after If-Match; a malformed value is a 412. On a ${resource} that does not exist the ` +
+    'answer stays 404.',
+  schema: { type: 'string', example: '*' },
+});
+
+const etagHeader = ({ etag }: EntityTags) => ({
+  ETag: { description: etag.description, schema: { type: 'string', example: etag.example } },
+});
+
+type Responses = Record<string, { headers?: Record<string, unknown> }>;
+
+/**
+ * Adds ETag to the route's 200 or 201, which it declares below this decorator (decorators
+ * apply bottom up): a route's own response replaces a response declared before it.
+ */
+const tagsSuccess =
+  (tags: EntityTags): MethodDecorator =>
+  (_target, key, descriptor) => {
+    const handler = descriptor.value as object;
+    const responses = Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) as Responses | undefined;
+    const status = ['200', '201'].find((s) => responses?.[s]);
+    if (status === undefined || responses === undefined) {
+      throw new Error(`${String(key)}: declare its 200 or 201 below @ConditionalGet/@ConditionalChange, not above`);
+    }
+    const success = responses[status];
+    const headers = { ...success.headers, ...etagHeader(tags) };
+    Reflect.defineMetadata(DECORATORS.API_RESPONSE, { ...responses, [status]: { ...success, headers } }, handler);
+    return descriptor;
+  };
+
+/**
+ * A read that answers a strong ETag and 304 to If-None-Match (see sendTagged). Goes above
+ * the route's 200, which gets the ETag header.
+ */
+export const ConditionalGet = (tags: EntityTags) =>
+  applyDecorators(
+    EntityTagged(),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: `ETags you hold (or \`*\`): if one is the ${tags.resource}'s current ETag, the answer is 304 without a body.`,
+      schema: { type: 'string' },
+    }),
+    tagsSuccess(tags),
+    ApiResponse({
+      status: 304,
+      description: `Not modified: the ${tags.resource} still has the ETag sent in If-None-Match.`,
+      headers: etagHeader(tags),
+    }),
+  );
+
+/**
+ * A change (PUT, PATCH, DELETE) made only while its If-Match and If-None-Match hold (see
+ * @Conditions()), else 412. Goes above the route's 200, which gets the ETag header; a 204
+ * carries none.
+ */
+export const ConditionalChange = (tags: EntityTags) => {
+  const { resource, changeHeaders = [ifMatchOnChange(resource), ifNoneMatchOnChange(resource)] } = tags;
+  const answered: MethodDecorator = (target, key, descriptor) => {
+    const responses = Reflect.getMetadata(DECORATORS.API_RESPONSE, descriptor.value as object) as Responses;
+    return responses?.['204']
+      ? descriptor
+      : applyDecorators(EntityTagged(), tagsSuccess(tags))(target, key, descriptor);
+  };
+  return applyDecorators(
+    ...changeHeaders.map((header) => ApiHeader(header)),
+    answered,
+    ApiProblems({
+      types: [PRECONDITION_FAILED],
+      description:
+        `Precondition failed: the ${resource} has changed since the version named in If-Match (GET it again), or ` +
+        'If-None-Match is `*` or names its current ETag. Nothing was changed.',
+      ...tags.preconditionFailed,
+    }),
+  );
+};
+
+/** The If-Match and If-None-Match a change was sent with, for its service to check under its lock. */
+export const Conditions = createParamDecorator((_: unknown, context: ExecutionContext): ChangeConditions => {
+  const { headers } = context.switchToHttp().getRequest<FastifyRequest>();
+  return { ifMatch: headers['if-match'], ifNoneMatch: headers['if-none-match'] };
+});
+
+/**
+ * The 304 path of a read: when the request's If-None-Match matches `etag`, answers 304 with
+ * the tag the client holds (so that its cache finds the response it stored) and returns true.
+ */
+export async function notModified(reply: FastifyReply, etag: string): Promise<boolean> {
+  const held = ifNoneMatchHit(reply.request.headers['if-none-match'], etag);
+  if (held === undefined) return false;
+  await reply.status(304).header('ETag', held).send();
+  return true;
+}
+
+/** Answers a read of a tagged representation: 304 (see notModified), else 200 with its ETag. */
+export async function sendTagged(reply: FastifyReply, etag: string, body: unknown): Promise<void> {
+  if (await notModified(reply, etag)) return;
+  await reply.status(200).header('ETag', etag).send(body);
+}
