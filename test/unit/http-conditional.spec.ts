@@ -1,5 +1,17 @@
+import { ApiNoContentResponse, ApiOkResponse, DECORATORS } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+
+import {
+  ConditionalChange,
+  ConditionalGet,
+  type EntityTags,
+  notModified,
+  sendTagged,
+} from '../../src/common/http/conditional-request';
 import { etagForCoding, ifMatchHolds, ifNoneMatchHit, strongEtag } from '../../src/common/http/etag';
 import { isPlainHost } from '../../src/common/http/location';
+import { DomainError } from '../../src/common/problem/problem';
+import { PRECONDITION_FAILED } from '../../src/common/problem/problem-types';
 import { rateLimitHeaders, rateLimitPolicyField } from '../../src/common/rate-limit/rate-limit-headers';
 
 const ETAG = strongEtag('{"id":1}');
@@ -119,5 +131,75 @@ describe('rate-limit header fields', () => {
     expect(rateLimitHeaders({ name: 'x', limit: 1, windowSeconds: 1 }, { remaining: -3, reset: -1 }).RateLimit).toBe(
       '"x";r=0;t=0',
     );
+  });
+});
+
+describe('conditional requests', () => {
+  class CometChangedError extends DomainError {
+    constructor() {
+      super(PRECONDITION_FAILED, 'The comet has changed.');
+    }
+  }
+  const TAGS: EntityTags = {
+    resource: 'comet',
+    etag: { description: 'The comet version.', example: ETAG },
+    preconditionFailed: { examples: [() => new CometChangedError()] },
+  };
+
+  /** The OpenAPI metadata a handler gets from its decorators (applied bottom up, as written). */
+  function documented(...decorators: MethodDecorator[]) {
+    class Routes {
+      handler() {}
+    }
+    const descriptor = Object.getOwnPropertyDescriptor(Routes.prototype, 'handler')!;
+    for (const decorator of decorators.reverse()) decorator(Routes.prototype, 'handler', descriptor);
+    const of = (key: string) => Reflect.getMetadata(key, descriptor.value as object) as Record<string, unknown>;
+    return { responses: of(DECORATORS.API_RESPONSE), parameters: of(DECORATORS.API_PARAMETERS) };
+  }
+
+  it('declare on a read If-None-Match, the ETag of its 200 and the 304', () => {
+    const { responses, parameters } = documented(ConditionalGet(TAGS), ApiOkResponse({ description: 'The comet.' }));
+    expect(parameters).toEqual([expect.objectContaining({ name: 'If-None-Match', in: 'header' })]);
+    expect(responses['200']).toMatchObject({
+      description: 'The comet.',
+      headers: { ETag: { description: 'The comet version.' } },
+    });
+    expect(responses['304']).toMatchObject({ headers: { ETag: { schema: { example: ETAG } } } });
+  });
+
+  it('declare on a change If-Match, If-None-Match and the 412, and an ETag only where the answer has a body', () => {
+    const put = documented(ConditionalChange(TAGS), ApiOkResponse({ description: 'Changed.' }));
+    expect(put.parameters.map((p: { name: string }) => p.name)).toEqual(['If-Match', 'If-None-Match']);
+    expect(put.responses['412']).toMatchObject({ description: expect.stringContaining('the comet has changed') });
+    expect(put.responses['200']).toMatchObject({ headers: { ETag: expect.anything() } });
+    const del = documented(ConditionalChange(TAGS), ApiNoContentResponse({ description: 'Deleted.' }));
+    expect(del.responses['204']).toEqual({ description: 'Deleted.' });
+  });
+
+  it('go above the success response they tag', () => {
+    expect(() => documented(ApiOkResponse({ description: 'The comet.' }), ConditionalGet(TAGS))).toThrow(
+      /declare its success response below/,
+    );
+  });
+
+  function fakeReply(ifNoneMatch?: string) {
+    const sent: { status?: number; headers: Record<string, string>; body?: unknown } = { headers: {} };
+    const reply = {
+      request: { headers: { 'if-none-match': ifNoneMatch } },
+      status: (code: number) => ((sent.status = code), reply),
+      header: (name: string, value: string) => ((sent.headers[name] = value), reply),
+      send: (body?: unknown) => ((sent.body = body), Promise.resolve(reply)),
+    };
+    return { reply: reply as unknown as FastifyReply, sent };
+  }
+
+  it('answer a read 304 with the tag the client holds, else 200 with the ETag and the body', async () => {
+    const held = fakeReply(`"a", W/${ETAG}`);
+    await sendTagged(held.reply, ETAG, { id: 1 });
+    expect(held.sent).toEqual({ status: 304, headers: { ETag: `W/${ETAG}` }, body: undefined });
+    const fresh = fakeReply('"a"');
+    expect(await notModified(fresh.reply, ETAG)).toBe(false);
+    await sendTagged(fresh.reply, ETAG, { id: 1 });
+    expect(fresh.sent).toEqual({ status: 200, headers: { ETag: ETAG }, body: { id: 1 } });
   });
 });

@@ -66,7 +66,9 @@ const tagsSuccess =
     const responses = Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) as Responses | undefined;
     const status = ['200', '201'].find((s) => responses?.[s]);
     if (status === undefined || responses === undefined) {
-      throw new Error(`${String(key)}: declare its 200 or 201 below @ConditionalGet/@ConditionalChange, not above`);
+      throw new Error(
+        `${String(key)}: declare its success response below @ConditionalGet/@ConditionalChange, not above`,
+      );
     }
     const success = responses[status];
     const headers = { ...success.headers, ...etagHeader(tags) };
