@@ -3,9 +3,9 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Who can reach what, in one table; region-key routes also name the key permission they
- * need (@RequiresPermission), e.g. `region-api-key region:read`. A change to any route's auth policy (or a new route)
- * changes this table, so it shows up in review. Routes without a policy are refused by
- * the AuthPolicyGuard; this test also makes sure there are none.
+ * need (@RegionKeyAuth(permission)), e.g. `region-api-key region:read`. A change to any
+ * route's auth policy (or a new route) changes this table, so it shows up in review. Routes
+ * without a policy are refused by the AuthPolicyGuard; this test also makes sure there are none.
  */
 const EXPECTED: Record<string, string> = {
   'GET /health': 'public',

@@ -15,7 +15,7 @@ export interface AppRoute {
   path: string;
   /** Undefined when neither the handler nor its controller declares one (the AuthPolicyGuard refuses the route). */
   policy: AuthPolicy | undefined;
-  /** The region-key permission the route requires (@RequiresPermission), if any. */
+  /** The region-key permission the route requires (@RegionKeyAuth(permission)), if any. */
   permission: string | undefined;
 }
 
