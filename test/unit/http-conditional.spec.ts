@@ -153,8 +153,11 @@ describe('conditional requests', () => {
     }
     const descriptor = Object.getOwnPropertyDescriptor(Routes.prototype, 'handler')!;
     for (const decorator of decorators.reverse()) decorator(Routes.prototype, 'handler', descriptor);
-    const of = (key: string) => Reflect.getMetadata(key, descriptor.value as object) as Record<string, unknown>;
-    return { responses: of(DECORATORS.API_RESPONSE), parameters: of(DECORATORS.API_PARAMETERS) };
+    const of = <T>(key: string) => Reflect.getMetadata(key, descriptor.value as object) as T;
+    return {
+      responses: of<Record<string, unknown>>(DECORATORS.API_RESPONSE),
+      parameters: of<{ name: string; in: string }[]>(DECORATORS.API_PARAMETERS),
+    };
   }
 
   it('declare on a read If-None-Match, the ETag of its 200 and the 304', () => {
@@ -169,7 +172,7 @@ describe('conditional requests', () => {
 
   it('declare on a change If-Match, If-None-Match and the 412, and an ETag only where the answer has a body', () => {
     const put = documented(ConditionalChange(TAGS), ApiOkResponse({ description: 'Changed.' }));
-    expect(put.parameters.map((p: { name: string }) => p.name)).toEqual(['If-Match', 'If-None-Match']);
+    expect(put.parameters.map((p) => p.name)).toEqual(['If-Match', 'If-None-Match']);
     expect(put.responses['412']).toMatchObject({ description: expect.stringContaining('the comet has changed') });
     expect(put.responses['200']).toMatchObject({ headers: { ETag: expect.anything() } });
     const del = documented(ConditionalChange(TAGS), ApiNoContentResponse({ description: 'Deleted.' }));

@@ -21,7 +21,7 @@ export interface EntityTags {
   resource: string;
   /** The ETag header of its answers. */
   etag: { description: string; example: string };
-  /** The conditional headers its changes take, in the document's order (by default, changeHeaders(resource)). */
+  /** The headers its changes take, in the document's order (by default ifMatchOnChange, ifNoneMatchOnChange). */
   changeHeaders?: ApiHeaderOptions[];
   /** Its 412 (by default worded for `resource`, with the problem type's own example). */
   preconditionFailed?: Omit<ProblemResponse, 'types'>;
@@ -105,7 +105,7 @@ export const ConditionalGet = (tags: EntityTags) =>
 export const ConditionalChange = (tags: EntityTags) => {
   const { resource, changeHeaders = [ifMatchOnChange(resource), ifNoneMatchOnChange(resource)] } = tags;
   const answered: MethodDecorator = (target, key, descriptor) => {
-    const responses = Reflect.getMetadata(DECORATORS.API_RESPONSE, descriptor.value as object) as Responses;
+    const responses = Reflect.getMetadata(DECORATORS.API_RESPONSE, descriptor.value as object) as Responses | undefined;
     return responses?.['204']
       ? descriptor
       : applyDecorators(EntityTagged(), tagsSuccess(tags))(target, key, descriptor);
