@@ -121,7 +121,6 @@ export class PlanetsController {
       'physicalProperties are kept. Refused by design: successCallbackUrl and failureCallbackUrl (this server calls ' +
       'no URL a client gives it: a server-side request forgery risk), and XML bodies (415).',
   })
-  @ApiBody({ type: PlanetInputDto })
   @ApiCreatedResponse({
     type: PlanetDto,
     description: 'Created',
@@ -168,7 +167,6 @@ export class PlanetsController {
   })
   @ApiParam(PLANET_ID_PARAM)
   @ConditionalChange(PLANET_TAGS)
-  @ApiBody({ type: PlanetInputDto })
   @ApiOkResponse({ type: PlanetDto, description: 'Planet updated successfully' })
   @ApiProblems(
     ...jsonBodyProblems(
