@@ -87,6 +87,7 @@ async function prepare(
     config,
     jsonBodyLimit: JSON_BODY_LIMIT_BYTES,
     environmentHeaders,
+    // 401 for a missing or malformed key on @RequiresPermission() routes, before Nest's guards.
     featurePreHandlers: [app.get(UnusableKeyRefusal).preHandler],
   });
   setupOpenApi(app, config);

@@ -67,7 +67,8 @@ export async function registerEdge(
   // preValidation: a form anywhere else is refused.
   fastify.addHook('preValidation', refuseUnexpectedForms);
 
-  // preHandler: unknown routes answered (404, or 405 with Allow), then the features' own.
+  // preHandler: unknown routes answered (404, or 405 with Allow), then the features' own
+  // (region-keys: an unusable key refused on @RequiresPermission() routes).
   fastify.addHook('preHandler', app.get(ProblemFilter).answerUnknownRoute);
   for (const preHandler of featurePreHandlers) fastify.addHook('preHandler', preHandler);
 
@@ -84,7 +85,9 @@ export async function registerEdge(
   if (metrics) fastify.addHook('onResponse', metrics.onResponse);
 
   // onRoute, as each route is declared (CORS's catch-all OPTIONS route, declared above, is not
-  // seen by them).
+  // seen by them): the route copied for the 405's Allow; @SecretResponse() routes never
+  // compressed; the plugin's onSend put on the others; @EntityTagged() routes' coded ETag after
+  // it; the route's own request metrics.
   fastify.addHook('onRoute', app.get(RouteMethods).copyRoutesOf(fastify));
   fastify.addHook('onRoute', keepSecretsUncompressed);
   await app.register(fastifyCompress, COMPRESSION_OPTIONS);
