@@ -12,7 +12,7 @@
 //                               counter peek, user lookup, bcrypt once, then a cache) and
 //                               passport-jwt's Bearer strategy (HS256, then the user lookup)
 //   GET /planets                a page, compressed as the service compresses (its own
-//                               registerCompression)
+//                               compression hooks and options)
 // One global exception filter makes the problem documents (404 for unknown paths, 401 for
 // refused credentials); one onRequest hook sets the security headers and X-Request-ID; the
 // service's own pino logger and one-line-per-request log controller log each request
@@ -39,7 +39,13 @@ import { Strategy as CustomStrategy } from 'passport-custom';
 import { BasicStrategy as HttpBasicStrategy } from 'passport-http';
 import { Strategy as JwtStrategyBase } from 'passport-jwt';
 import { createSecretKey } from 'node:crypto';
-import { registerCompression } from '../dist/src/common/http/compression.js';
+import fastifyCompress from '@fastify/compress';
+import {
+  COMPRESSION_OPTIONS,
+  keepSecretsUncompressed,
+  settleAcceptEncoding,
+  tagCodedRepresentations,
+} from '../dist/src/common/http/compression.js';
 import { absoluteUrl } from '../dist/src/common/http/location.js';
 import { createRootLogger, OneLinePerRequest } from '../dist/src/common/logging/logger.js';
 import {
@@ -290,7 +296,12 @@ app
     reply.header('x-request-id', request.id);
     reply.headers(SECURITY_HEADERS);
   });
-await registerCompression(app);
+// As the service's edge adds them (src/common/http/edge.ts).
+const fastify = app.getHttpAdapter().getInstance();
+fastify.addHook('onRequest', settleAcceptEncoding);
+fastify.addHook('onRoute', keepSecretsUncompressed);
+await app.register(fastifyCompress, COMPRESSION_OPTIONS);
+fastify.addHook('onRoute', tagCodedRepresentations);
 app.useGlobalFilters(new ProblemFilter());
 await app.listen(Number(env.PORT), '127.0.0.1');
 process.once('SIGTERM', async () => {

@@ -5,21 +5,17 @@ import type { DestinationStream } from 'pino';
 
 import { AppModule } from './app.module';
 import { clientErrorHandler } from './common/http/client-error';
-import { registerCompression } from './common/http/compression';
-import { registerCors } from './common/http/cors';
-import { environmentHeadersOf, registerHttpHooks, requestIdOf } from './common/http/http-hooks';
-import { registerJsonBodyParser } from './common/http/json-body';
+import { registerEdge } from './common/http/edge';
+import { environmentHeadersOf, requestIdOf } from './common/http/http-hooks';
 import { httpServerLimits } from './common/http/server-limits';
 import { trustProxyOption } from './common/http/trust-proxy';
-import { ShutdownState } from './common/lifecycle/shutdown-state';
 import { LazyChildLogger } from './common/logging/lazy-child-logger';
 import { createRootLogger, logProcessWarnings, OneLinePerRequest, PinoNestLogger } from './common/logging/logger';
-import { registerHttpMetrics } from './common/metrics/metrics.module';
 import { routerErrorHandler } from './common/problem/problem.filter';
 import { setupOpenApi } from './common/swagger/openapi';
-import { traceRequestIds } from './common/tracing/tracing';
 import { type AppConfig, lookalikeSettingsOf, NodeEnv } from './config/app-config';
 import { closeDatabaseOpenedWith } from './database/database.module';
+import { UnusableKeyRefusal } from './region-keys';
 
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -86,17 +82,14 @@ async function prepare(
   config: AppConfig,
   environmentHeaders: ReturnType<typeof environmentHeadersOf>,
 ): Promise<void> {
-  const shutdown = app.get(ShutdownState);
-  registerHttpHooks(app.getHttpAdapter().getInstance(), {
-    readForwardedFor: config.TRUST_PROXY !== false,
+  // Every Fastify hook, in the order a request meets them; before the routes are declared.
+  await registerEdge(app, {
+    config,
+    jsonBodyLimit: JSON_BODY_LIMIT_BYTES,
     environmentHeaders,
-    shuttingDown: () => shutdown.isShuttingDown,
+    // 401 for a missing or malformed key on @RegionKeyAuth(permission) routes, before Nest's guards.
+    featurePreHandlers: [app.get(UnusableKeyRefusal).preHandler],
   });
-  if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
-  await registerCompression(app);
-  registerJsonBodyParser(app, JSON_BODY_LIMIT_BYTES);
-  registerHttpMetrics(app);
-  traceRequestIds(app.getHttpAdapter().getInstance());
   setupOpenApi(app, config);
   await app.init();
   // JSON only: Fastify and Nest would also accept text/plain and form bodies, which

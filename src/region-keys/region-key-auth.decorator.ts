@@ -8,9 +8,8 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef, Reflector } from '@nestjs/core';
-import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ApiExtension } from '@nestjs/swagger';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyRequest, preHandlerHookHandler } from 'fastify';
 
 import { API_KEY_SECURITY_SCHEME, authenticateWith, authPolicy } from '../common/auth';
 import { withRouteConfig } from '../common/http';
@@ -76,7 +75,7 @@ export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
 
 /**
  * Refuses a missing or malformed key (and a key of the other environment) in Fastify's last
- * hook before the handler, on the routes @RequiresPermission marks, and sends the 401 there:
+ * hook before the handler, on the routes @RegionKeyAuth marks, and sends the 401 there:
  * through Nest's router, guards and exception layer the same refusal costs markedly more CPU
  * (docs/performance.md measures this answer, scenario 7b). Same check and answer as the strategy's, which makes it again on any route this hook
  * does not cover, and at the same point: after the body is parsed, before any handler. A
@@ -84,27 +83,24 @@ export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
  * whatever the key.
  */
 @Injectable()
-export class UnusableKeyRefusal implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost<FastifyAdapter>,
-    private readonly strategy: ApiKeyStrategy,
-    private readonly config: AppConfig,
-  ) {}
+export class UnusableKeyRefusal {
+  private readonly baseUrl: string | undefined;
 
-  onModuleInit(): void {
-    // An application context (the operator CLI) has no HTTP server.
-    if (!this.adapterHost.httpAdapter) return;
-    // Before Fastify is ready, so the hook applies to every route.
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    const baseUrl = this.config.ownBaseUrl;
-    fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      if ((request.routeOptions.config as unknown as Record<string, unknown>)[REGION_KEY_ROUTE] !== true) return done();
-      const refusal = this.strategy.unusableKeyRefusal(request);
-      // Answered here: passed on with done(error), it would go through Nest's exception layer after all.
-      if (refusal) return sendDomainError(request, reply, refusal, baseUrl);
-      done();
-    });
+  constructor(
+    private readonly strategy: ApiKeyStrategy,
+    config: AppConfig,
+  ) {
+    this.baseUrl = config.ownBaseUrl;
   }
+
+  /** The preHandler createApp puts on the HTTP edge (common/http/edge.ts). */
+  readonly preHandler: preHandlerHookHandler = (request, reply, done) => {
+    if ((request.routeOptions.config as unknown as Record<string, unknown>)[REGION_KEY_ROUTE] !== true) return done();
+    const refusal = this.strategy.unusableKeyRefusal(request);
+    // Answered here: passed on with done(error), it would go through Nest's exception layer after all.
+    if (refusal) return sendDomainError(request, reply, refusal, this.baseUrl);
+    done();
+  };
 }
 
 /** The permission a route declares with @RegionKeyAuth (for the route-policy table). */

@@ -32,6 +32,7 @@ import { RegionKeysSettings } from './region-keys.settings';
     InitialRegion,
     KeyExpiryMetric,
   ],
-  exports: [RegionKeysService],
+  // UnusableKeyRefusal: its preHandler is on the HTTP edge, which createApp builds.
+  exports: [RegionKeysService, UnusableKeyRefusal],
 })
 export class RegionKeysModule {}

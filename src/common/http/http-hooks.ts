@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
 
 import { looksLikeKey } from '../logging/scrub';
 import { ValidationFailedError } from '../problem/problem';
@@ -29,49 +29,51 @@ export function environmentHeadersOf(environment: 'live' | 'sandbox'): Record<st
   return environment === 'sandbox' ? { 'X-API-Environment': 'sandbox' } : undefined;
 }
 
-/** Headers every response carries, errors, 404s and CORS preflights included. */
-export function registerHttpHooks(
-  fastify: FastifyInstance,
-  {
-    readForwardedFor = false,
-    environmentHeaders,
-    shuttingDown = () => false,
-  }: {
-    readForwardedFor?: boolean;
-    environmentHeaders?: Record<string, string>;
-    /** True from SIGTERM on (ShutdownState), through the drain delay and the close. */
-    shuttingDown?: () => boolean;
-  } = {},
-): void {
-  // Hooks on every request are callback-style: an async hook costs a promise and a turn of
-  // the microtask queue per request.
-  // First of all hooks: nothing may read request.ip before the header is cleaned.
-  if (readForwardedFor)
-    fastify.addHook('onRequest', (request, _reply, done) => {
-      dropUnreadableForwardedFor(request.raw);
-      done();
-    });
-  // Before CORS (registered after these hooks), whose preflight answers end the request.
-  if (environmentHeaders)
-    fastify.addHook('onRequest', (_request, reply, done) => {
-      reply.headers(environmentHeaders);
-      done();
-    });
-  fastify.addHook('onRequest', (request, reply, done) => {
-    applyStandardHeaders(request, reply);
-    done(hostHeaderError(request));
-  });
+// The hooks below run on every request, so they are callback-style: an async hook costs a
+// promise and a turn of the microtask queue per request. edge.ts registers them, in order.
 
-  // From SIGTERM on, every response closes its connection, and says so first: a balancer
-  // then never reuses it, so the only connections left when the listener closes are idle
-  // ones it has stopped sending on (it saw readiness fail during the drain delay). Closing
-  // a kept-alive connection silently instead races a request the balancer may be sending
-  // on it, which fails without ever reaching the service.
-  fastify.addHook('onSend', (request, reply, payload, done) => {
+/**
+ * onRequest, first of all hooks when TRUST_PROXY is set: nothing may read request.ip before
+ * X-Forwarded-For is cleaned (trust-proxy.ts).
+ */
+export const cleanForwardedFor: onRequestHookHandler = (request, _reply, done) => {
+  dropUnreadableForwardedFor(request.raw);
+  done();
+};
+
+/**
+ * onRequest: a sandbox's X-API-Environment, set before CORS, whose preflight answers end the
+ * request.
+ */
+export const sendEnvironmentHeaders =
+  (headers: Record<string, string>): onRequestHookHandler =>
+  (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  };
+
+/**
+ * onRequest: the headers every response carries, errors, 404s and CORS preflights included;
+ * then a 400 for a missing, repeated or malformed Host.
+ */
+export const standardHeadersAndHost: onRequestHookHandler = (request, reply, done) => {
+  applyStandardHeaders(request, reply);
+  done(hostHeaderError(request));
+};
+
+/**
+ * onSend: from SIGTERM on (`shuttingDown`, ShutdownState), every response closes its
+ * connection, and says so first: a balancer then never reuses it, so the only connections
+ * left when the listener closes are idle ones it has stopped sending on (it saw readiness fail
+ * during the drain delay). Closing a kept-alive connection silently instead races a request
+ * the balancer may be sending on it, which fails without ever reaching the service.
+ */
+export const closeConnectionsWhen =
+  (shuttingDown: () => boolean): onSendHookHandler =>
+  (request, reply, payload, done) => {
     if (shuttingDown() && request.raw.httpVersionMajor < 2) reply.header('Connection', 'close');
     done(null, payload);
-  });
-}
+  };
 
 /**
  * HTTP/1.1 requires Host (RFC 9112, section 3.2; Node's check is off, see httpServerLimits),

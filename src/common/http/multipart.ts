@@ -6,17 +6,14 @@ import {
   ExecutionContext,
   Injectable,
   NestInterceptor,
-  OnModuleInit,
   UseInterceptors,
 } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, preParsingHookHandler, preValidationHookHandler } from 'fastify';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
 
 import { DomainError, UnsupportedMediaTypeError } from '../problem/problem';
 import { declareProblemExample, REQUEST_TIMEOUT } from '../problem/problem-types';
-import { withRouteConfig } from './route-config';
+import { routeConfigEntry, withRouteConfig } from './route-config';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
 
@@ -110,46 +107,39 @@ class DiscardUnreadBody implements NestInterceptor {
 /**
  * Marks a route that reads a multipart/form-data body (an upload) itself, with
  * `request.parts()`, and reads nothing else: any other body, JSON included, is answered with
- * a 415 whose detail is `formDetail` (what to send instead). The interceptor runs before the
- * route's pipes, so even a bad parameter waits for the body.
+ * a 415 whose detail is `formDetail` (what to send instead; refuseAllButForms,
+ * refuseUnexpectedForms). The interceptor runs before the route's pipes, so even a bad
+ * parameter waits for the body.
  */
 export const AcceptsMultipart = (formDetail = 'Send the body as multipart/form-data.') =>
   applyDecorators(withRouteConfig({ [ACCEPTS_MULTIPART]: formDetail }), UseInterceptors(DiscardUnreadBody));
 
 function formDetailOf(request: FastifyRequest): string | undefined {
-  const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
-  const detail = config?.[ACCEPTS_MULTIPART];
+  const detail = routeConfigEntry(request.routeOptions.config, ACCEPTS_MULTIPART);
   return typeof detail === 'string' ? detail : undefined;
 }
 
-/**
- * Registers @fastify/multipart, which adds its content-type parser to the whole server.
- * Without the preValidation hook below a JSON route would then take a multipart request as
- * an empty body instead of refusing it; with it, every route not marked @AcceptsMultipart()
- * answers such a request with the 415 it gave before. JSON parsing and its 64 KiB limit are
- * not touched: multipart bodies never go through that parser. The other way round, a route
- * marked @AcceptsMultipart() refuses any other body before it is parsed (preParsing), so a
- * JSON body is not taken for a form without its file, and the 415 says to send a form.
+/*
+ * @fastify/multipart adds its content-type parser to the whole server. Without the
+ * preValidation hook below a JSON route would then take a multipart request as an empty body
+ * instead of refusing it; with it, every route not marked @AcceptsMultipart() answers such a
+ * request with a 415. JSON parsing and its 64 KiB limit are not touched: multipart bodies never
+ * go through that parser. The other way round, a route marked @AcceptsMultipart() refuses any
+ * other body before it is parsed (preParsing), so a JSON body is not taken for a form without
+ * its file, and the 415 says to send a form. Both run on every request: callback-style, where
+ * an async hook costs a promise each.
  */
-@Injectable()
-export class MultipartOnlyWhereAccepted implements OnModuleInit {
-  constructor(private readonly adapterHost: HttpAdapterHost<FastifyAdapter>) {}
 
-  onModuleInit(): void {
-    // Before Fastify is ready, so the plugin loads with the others.
-    this.adapterHost.httpAdapter.useMultipart();
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    // Hooks added before Fastify is ready apply to every route, also those already declared.
-    // Callback-style: they run on every request, where an async hook costs a promise each.
-    fastify.addHook('preParsing', (request, _reply, payload, done) => {
-      const formDetail = formDetailOf(request);
-      if (formDetail !== undefined && !isFormData(request.headers['content-type']))
-        done(new UnsupportedMediaTypeError(formDetail));
-      else done(null, payload);
-    });
-    fastify.addHook('preValidation', (request, _reply, done) => {
-      const isMultipart = (request as FastifyRequest & { isMultipart?: () => boolean }).isMultipart?.() === true;
-      done(isMultipart && formDetailOf(request) === undefined ? new UnsupportedMediaTypeError() : undefined);
-    });
-  }
-}
+/** preParsing: a route marked @AcceptsMultipart() takes a multipart/form-data body only. */
+export const refuseAllButForms: preParsingHookHandler = (request, _reply, payload, done) => {
+  const formDetail = formDetailOf(request);
+  if (formDetail !== undefined && !isFormData(request.headers['content-type']))
+    done(new UnsupportedMediaTypeError(formDetail));
+  else done(null, payload);
+};
+
+/** preValidation: a multipart body sent to a route not marked @AcceptsMultipart() is refused. */
+export const refuseUnexpectedForms: preValidationHookHandler = (request, _reply, done) => {
+  const isMultipart = (request as FastifyRequest & { isMultipart?: () => boolean }).isMultipart?.() === true;
+  done(isMultipart && formDetailOf(request) === undefined ? new UnsupportedMediaTypeError() : undefined);
+};

@@ -15,3 +15,10 @@ export const withRouteConfig =
     Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...config, ...entries }, handler);
     return descriptor;
   };
+
+/**
+ * An entry of a route's Fastify config, as an onRoute hook sees it (`route.config`) or a
+ * request hook (`request.routeOptions.config`); undefined when the route has none.
+ */
+export const routeConfigEntry = (config: unknown, name: string): unknown =>
+  (config as Record<string, unknown> | undefined)?.[name];

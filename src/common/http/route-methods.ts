@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, onRouteHookHandler, RouteOptions } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 
 /** Methods a client may be told about in Allow; OPTIONS is answered only to CORS preflights. */
@@ -17,11 +15,14 @@ const ORDER = new Map<string, number>(LISTED.map((method, i) => [method, i]));
  */
 @Injectable()
 export class RouteMethods {
-  private readonly router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
+  private router = FindMyWay<FindMyWay.HTTPVersion.V1>();
   private readonly methods = new Set<HTTPMethod>();
 
-  constructor(adapterHost: HttpAdapterHost<FastifyAdapter>) {
-    const fastify = adapterHost.httpAdapter.getInstance<FastifyInstance>();
+  /**
+   * The onRoute hook that copies each route `fastify` declares, registered (edge.ts) before
+   * any route is declared: a hook sees only the routes declared after it.
+   */
+  copyRoutesOf(fastify: FastifyInstance): onRouteHookHandler {
     // The matching options of Fastify's own router, top-level or in routerOptions.
     const initial = fastify.initialConfig as Record<string, unknown> & { routerOptions?: Record<string, unknown> };
     const option = <T>(name: string): T | undefined =>
@@ -33,9 +34,7 @@ export class RouteMethods {
       maxParamLength: option<number>('maxParamLength'),
       useSemicolonDelimiter: option<boolean>('useSemicolonDelimiter'),
     } as FindMyWay.Config<FindMyWay.HTTPVersion.V1>);
-    // Here, not in onModuleInit: Nest declares its routes before it calls that hook, and a
-    // hook sees only the routes declared after it.
-    fastify.addHook('onRoute', (route) => this.add(route));
+    return (route) => this.add(route);
   }
 
   /** The methods routes exist for at `path` (its query string ignored), in a stable order; empty when none. */

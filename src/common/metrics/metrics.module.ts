@@ -1,11 +1,10 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DynamicModule, Global, INestApplicationContext, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
 import { MetricsServer } from './metrics-server';
 import { buildInfo, PREFIX, PrometheusMetrics } from './prometheus-metrics';
-import { registerRequestMetrics } from './request-metrics';
+import { type RequestMetricsHooks, requestMetricsHooks } from './request-metrics';
 import { NoScrapedGauges, PrometheusScrapedGauges, ScrapedGauges } from './scraped-gauges';
 import { NoSecurityCounters, SecurityCounters } from './security-counters';
 
@@ -58,8 +57,8 @@ export class MetricsModule {
   }
 }
 
-/** Request counts and durations, when metrics are on. Called by createApp before the routes are registered. */
-export function registerHttpMetrics(app: NestFastifyApplication): void {
+/** The hooks that count and time requests when metrics are on; undefined when off. */
+export function requestMetricsOf(app: INestApplicationContext): RequestMetricsHooks | undefined {
   const counters = app.get(SecurityCounters, { strict: false });
-  if (counters instanceof PrometheusMetrics) registerRequestMetrics(app.getHttpAdapter().getInstance(), counters);
+  return counters instanceof PrometheusMetrics ? requestMetricsHooks(counters) : undefined;
 }

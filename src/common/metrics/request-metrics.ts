@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRouteHookHandler } from 'fastify';
 
 import type { PrometheusMetrics } from './prometheus-metrics';
 import type { DurationSeries } from './request-durations';
@@ -40,28 +40,37 @@ function seriesByMethod(
   return byMethod;
 }
 
+/** The hooks that count and time requests, registered by the edge (common/http/edge.ts). */
+export interface RequestMetricsHooks {
+  /** Gives each route its own onResponse hook; registered before the routes are declared. */
+  onRoute: onRouteHookHandler;
+  /** Counts the requests no route matched. */
+  onResponse: OnResponse;
+}
+
 /**
  * Counts and times every response by method, route template and status class. Each route
  * gets its own onResponse hook holding its series, made when the route is registered, so a
  * request costs a histogram update: no route lookup, no label building.
  * Requests no route matched share the UNMATCHED_ROUTE series, so that clients sending made-up
- * URLs cannot add series. Must be called before the routes are registered.
+ * URLs cannot add series.
  */
-export function registerRequestMetrics(fastify: FastifyInstance, metrics: PrometheusMetrics): void {
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    const byMethod = seriesByMethod(metrics, ([] as string[]).concat(route.method), route.url);
-    const hook: OnResponse = (request, reply, done) => {
-      byMethod[request.method]?.record(reply);
-      done();
-    };
-    // The routes' own onResponse hooks are callback-style, like this one.
-    route.onResponse = [...([] as OnResponse[]).concat((route.onResponse as OnResponse | OnResponse[]) ?? []), hook];
-  });
-
+export function requestMetricsHooks(metrics: PrometheusMetrics): RequestMetricsHooks {
   const unmatched = seriesByMethod(metrics, METHODS, UNMATCHED_ROUTE);
   const other = new RouteSeries(metrics, OTHER_METHOD, UNMATCHED_ROUTE);
-  fastify.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) (unmatched[request.method] ?? other).record(reply);
-    done();
-  });
+  return {
+    onRoute: (route) => {
+      const byMethod = seriesByMethod(metrics, ([] as string[]).concat(route.method), route.url);
+      const hook: OnResponse = (request, reply, done) => {
+        byMethod[request.method]?.record(reply);
+        done();
+      };
+      // The routes' own onResponse hooks are callback-style, like this one.
+      route.onResponse = [...([] as OnResponse[]).concat((route.onResponse as OnResponse | OnResponse[]) ?? []), hook];
+    },
+    onResponse: (request, reply, done) => {
+      if (request.is404) (unmatched[request.method] ?? other).record(reply);
+      done();
+    },
+  };
 }

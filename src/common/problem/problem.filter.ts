@@ -1,7 +1,5 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { QueryFailedError } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
@@ -63,35 +61,28 @@ export function routerErrorHandler({ baseUrl, extraHeaders }: RouterErrorOptions
  */
 @Catch()
 @Injectable()
-export class ProblemFilter implements ExceptionFilter, OnModuleInit {
+export class ProblemFilter implements ExceptionFilter {
   private readonly baseUrl: string | undefined;
 
   constructor(
     config: AppConfig,
     private readonly routeMethods: RouteMethods,
-    private readonly adapterHost: HttpAdapterHost<FastifyAdapter>,
   ) {
     this.baseUrl = config.ownBaseUrl;
   }
 
   /**
-   * Unknown routes are answered here, in the last hook before a handler, rather than by
-   * Nest's not-found handler, which throws a NotFoundException for this filter to catch: the
-   * exception's stack capture alone would be a large part of the CPU of a 404.
-   * The answer is the same; every earlier hook (request id, standard headers, the body's
+   * preHandler, the first: unknown routes are answered here, in the last hook before a
+   * handler, rather than by Nest's not-found handler, which throws a NotFoundException for this
+   * filter to catch: the exception's stack capture alone would be a large part of the CPU of a
+   * 404. The answer is the same; every earlier hook (request id, standard headers, the body's
    * content type and size) has run, and a failure there still reaches catch() below.
    */
-  onModuleInit(): void {
-    // An application context (the operator CLI) has no HTTP server.
-    if (!this.adapterHost.httpAdapter) return;
-    // Before Fastify is ready, so the hook applies to the not-found handler too.
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      if (!request.is404) return done();
-      const { problem, headers } = this.unknownRoute(request, this.notFound(request));
-      sendProblem(request, reply, problem, headers);
-    });
-  }
+  readonly answerUnknownRoute: preHandlerHookHandler = (request, reply, done) => {
+    if (!request.is404) return done();
+    const { problem, headers } = this.unknownRoute(request, this.notFound(request));
+    sendProblem(request, reply, problem, headers);
+  };
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();

@@ -6,7 +6,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { FastifyInstance } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 
 import { isHealthProbe, pathOf, redisStatement } from './span-content';
 
@@ -19,7 +19,8 @@ const SERVER_SPAN = Symbol('otel.serverSpan');
 type WithServerSpan = IncomingMessage & { [SERVER_SPAN]?: Span };
 
 export interface OpenTelemetry {
-  registerRequestHooks(fastify: FastifyInstance): void;
+  /** onRequest: puts the request id on the request's spans. */
+  traceRequestId: onRequestHookHandler;
   shutdown(): Promise<void>;
 }
 
@@ -58,14 +59,12 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv): OpenTelemetry {
   });
   sdk.start();
   return {
-    registerRequestHooks(fastify) {
-      // The request id is known only once Fastify has the request: on the Fastify request
-      // span (the active one here) and on the HTTP server span, which backends show first.
-      fastify.addHook('onRequest', (request, _reply, done) => {
-        trace.getActiveSpan()?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
-        (request.raw as WithServerSpan)[SERVER_SPAN]?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
-        done();
-      });
+    // The request id is known only once Fastify has the request: on the Fastify request
+    // span (the active one here) and on the HTTP server span, which backends show first.
+    traceRequestId: (request, _reply, done) => {
+      trace.getActiveSpan()?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
+      (request.raw as WithServerSpan)[SERVER_SPAN]?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
+      done();
     },
     shutdown: () => sdk.shutdown(),
   };

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 
 import type { OpenTelemetry } from './open-telemetry';
 
@@ -21,9 +21,9 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): void {
   active = startOpenTelemetry(env);
 }
 
-/** Puts each request's id on its spans; nothing when tracing is off. Called by createApp. */
-export function traceRequestIds(fastify: FastifyInstance): void {
-  active?.registerRequestHooks(fastify);
+/** The onRequest hook that puts each request's id on its spans; undefined when tracing is off. */
+export function requestIdTracing(): onRequestHookHandler | undefined {
+  return active?.traceRequestId;
 }
 
 /** Sends the spans still buffered; called on the way out. An unreachable collector does not fail the stop. */
