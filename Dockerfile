@@ -5,11 +5,12 @@
 FROM node:24.21.0-bookworm-slim AS base
 WORKDIR /app
 
-# Compiles src/ to dist/ with the devDependencies (TypeScript).
+# Compiles src/ to dist/ with the devDependencies (TypeScript, and the Nest CLI, whose
+# @nestjs/swagger plugin, set in nest-cli.json, writes each DTO's schema from its types).
 FROM base AS build
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
+COPY nest-cli.json tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
 RUN npm run build
 

@@ -19,6 +19,7 @@ export default tseslint.config(
       'test-artifacts/',
       'test/client/generated/',
       'test/client/galaxy/generated/',
+      'test/generated/',
       'bench/',
       'scripts/',
       '*.js',

@@ -187,7 +187,7 @@ step(process.execPath, 'node_modules/prettier/bin/prettier.cjs', '--write', '--l
 // openapi.json, as `npm run openapi:export` makes it, but compiled incrementally rather than
 // by a clean build: the scaffold only adds sources, and the next scaffold or test run then
 // recompiles only what changed.
-step(process.execPath, 'node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json');
+step(process.execPath, 'node_modules/@nestjs/cli/bin/nest.js', 'build');
 step(process.execPath, 'dist/src/tools/export-openapi.js', 'openapi.json');
 console.log(
   `new:module: wrote src/${name}/, its tests, test/support/creates/${name}.ts and test/client/features/${name}.ts; ` +

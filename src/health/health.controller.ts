@@ -1,33 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { Public } from '../common/auth';
 import { ServiceUnavailableError, UNAVAILABLE } from '../common/problem';
 import { ApiProblems } from '../common/swagger';
+import { LivenessDto, ReadinessDto } from './dto/health.dto';
 import { HealthService } from './health.service';
-
-@ApiSchema({ name: 'Liveness' })
-class LivenessDto {
-  @ApiProperty({ enum: ['ok'], example: 'ok' })
-  status: 'ok';
-}
-
-@ApiSchema({ name: 'Readiness' })
-class ReadinessDto {
-  @ApiProperty({ enum: ['ok'], example: 'ok' })
-  status: 'ok';
-
-  @ApiProperty({ enum: ['up'], example: 'up' })
-  database: 'up';
-
-  @ApiProperty({
-    enum: ['up', 'degraded', 'not configured'],
-    example: 'not configured',
-    description:
-      'For information; readiness does not depend on it. Redis holds the rate-limit counters, shared by every instance, when REDIS_URL is set: `degraded` while it does not answer and this instance counts on its own.',
-  })
-  redis: 'up' | 'degraded' | 'not configured';
-}
 
 const NOT_READY =
   'Not ready: the database does not answer (or refuses new connections), or the server is shutting down. The detail says which.';

@@ -10,6 +10,7 @@ import { Clock } from '../../src/common/clock/clock';
 import { loadConfig } from '../../src/config/app-config';
 import { FEATURE_SETTINGS } from '../../src/feature-settings';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
+import { loadOpenApiMetadata } from './openapi-metadata';
 import { OpenApiResponseValidator } from './openapi-validator';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -55,6 +56,7 @@ export async function startTestApp(
   const config = loadConfig({ ...TEST_ENV, ...db.env, ...env }, FEATURE_SETTINGS);
   let app: NestFastifyApplication;
   try {
+    await loadOpenApiMetadata();
     // A failed start closes what it opened (createApp), so the test fails at once with its error.
     app = await createApp({ config, logDestination, modules });
   } catch (err) {

@@ -7,38 +7,32 @@ import { EMAIL_MAX_LENGTH, IsAccountEmail, PASSWORD_MAX_BYTES } from '../../user
 
 @ApiSchema({ name: 'Credentials' })
 export class CredentialsDto {
-  @ApiProperty({
-    format: 'email',
-    maxLength: EMAIL_MAX_LENGTH,
-    description:
-      'Any spelling of the address signed up with that has the same canonical form (see NewUser.email): case, Unicode normalisation, Unicode or IDNA ASCII domain.',
-    example: 'marc@scalar.com',
-  })
+  /**
+   * Any spelling of the address signed up with that has the same canonical form (see NewUser.email): case, Unicode normalisation, Unicode or IDNA ASCII domain.
+   * @example marc@scalar.com
+   */
+  @ApiProperty({ format: 'email', maxLength: EMAIL_MAX_LENGTH })
   @Transform(trim)
   @IsString()
   @MaxLength(EMAIL_MAX_LENGTH)
   @IsAccountEmail()
   email: string;
 
+  /**
+   * At most 72 bytes in UTF-8.
+   * @example i-love-scalar
+   */
   // No minimum beyond one byte: a password that met an older, shorter rule must still work.
-  @ApiProperty({
-    writeOnly: true,
-    minLength: 1,
-    maxLength: PASSWORD_MAX_BYTES,
-    description: 'At most 72 bytes in UTF-8.',
-    example: 'i-love-scalar',
-  })
+  @ApiProperty({ writeOnly: true, minLength: 1, maxLength: PASSWORD_MAX_BYTES })
   @IsUtf8ByteLength(1, PASSWORD_MAX_BYTES)
   password: string;
 }
 
 @ApiSchema({ name: 'Token' })
 export class TokenDto {
-  @ApiProperty({
-    description:
-      'A JWT (HS256). Send it as `Authorization: Bearer <token>`. It expires after JWT_TTL seconds (1 hour by default).',
-    example:
-      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiaWF0IjoxNzk0NjQ3MzAwLCJleHAiOjE3OTQ2NTA5MDB9.c2lnbmF0dXJl',
-  })
+  /**
+   * A JWT (HS256). Send it as `Authorization: Bearer <token>`. It expires after JWT_TTL seconds (1 hour by default).
+   * @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiaWF0IjoxNzk0NjQ3MzAwLCJleHAiOjE3OTQ2NTA5MDB9.c2lnbmF0dXJl
+   */
   token: string;
 }

@@ -1,6 +1,7 @@
-import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiSchema } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, registerDecorator } from 'class-validator';
 
+import { ApiInt64 } from '../../common/swagger';
 import { IsOmittable } from '../../common/validation';
 
 /*
@@ -17,12 +18,13 @@ export const IGNORED =
 /** The Galaxy's `User`, as a client may send it in `creator`: read for its shape, then ignored. */
 @ApiSchema({ name: 'UserInput' })
 export class IgnoredUserDto {
-  @ApiPropertyOptional({ type: 'integer', format: 'int64', readOnly: true, example: 1 })
+  /** @example 1 */
+  @ApiInt64({ readOnly: true })
   @IsOmittable()
   @IsInt()
   id?: number;
 
-  @ApiPropertyOptional({ example: 'Marc' })
+  /** @example Marc */
   @IsOptional()
   @IsString()
   name?: string;

@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiSchema, OmitType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -17,9 +17,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 
+import { ApiDateTime, ApiFloat, ApiInt64 } from '../../common/swagger';
 import { FINITE, IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import type { PlanetValues } from '../celestial-bodies.repository';
 import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
+import { ApiPlanetType } from './body-types';
 import { IGNORED, IgnoredUserDto, NO_CALLBACKS, Unsupported } from './galaxy-fields';
 import { AtmosphereComponentDto, PhysicalPropertiesDto, physicalPropertiesInput } from './planet-properties.dto';
 
@@ -33,46 +35,39 @@ import { AtmosphereComponentDto, PhysicalPropertiesDto, physicalPropertiesInput 
  */
 @ApiSchema({ name: 'PlanetInput' })
 export class PlanetInputDto {
-  @ApiProperty({ minLength: 1, maxLength: 100, description: `Trimmed. ${PLAIN_TEXT_RULE}`, example: 'Mars' })
+  /** @example Mars */
+  @ApiProperty({ description: `Trimmed. ${PLAIN_TEXT_RULE}` })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
   @IsPlainText()
   name: string;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    nullable: true,
-    maxLength: 2000,
-    description: PLAIN_TEXT_RULE,
-    example: 'The red planet',
-  })
+  /** @example 'The red planet' */
+  @ApiProperty({ type: 'string', description: PLAIN_TEXT_RULE })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
   @IsPlainText()
   description?: string | null;
 
-  @ApiPropertyOptional({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
+  /** @example terrestrial */
+  @ApiPlanetType()
   @IsOmittable()
   @IsIn(PLANET_TYPES)
   type?: PlanetType;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    minimum: 0,
-    maximum: 1,
-    description: 'A score from 0 to 1 indicating potential habitability',
-    example: 0.68,
-  })
+  /**
+   * A score from 0 to 1 indicating potential habitability
+   * @example 0.68
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
   @Min(0)
   @Max(1)
   habitabilityIndex?: number;
 
-  @ApiPropertyOptional({ type: () => PhysicalPropertiesDto })
   @IsOmittable()
   @IsObject()
   @ValidateNested()
@@ -80,7 +75,7 @@ export class PlanetInputDto {
   @Transform(physicalPropertiesInput, { toClassOnly: true })
   physicalProperties?: PhysicalPropertiesDto;
 
-  @ApiPropertyOptional({ type: () => [AtmosphereComponentDto], maxItems: 50, description: 'Atmospheric composition' })
+  /** Atmospheric composition */
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(50)
@@ -90,21 +85,14 @@ export class PlanetInputDto {
   @Type(() => AtmosphereComponentDto)
   atmosphere?: AtmosphereComponentDto[];
 
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '1610-01-07T00:00:00Z' })
+  /** @example 1610-01-07T00:00:00Z */
+  @ApiDateTime()
   @IsOmittable()
   @IsDateTime()
   discoveredAt?: string;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    isArray: true,
-    maxItems: 20,
-    uniqueItems: true,
-    minLength: 1,
-    maxLength: 50,
-    description: `Each trimmed, 1 to 50 characters, no duplicates. ${PLAIN_TEXT_RULE}`,
-    example: ['solar-system', 'rocky', 'explored'],
-  })
+  /** @example ['solar-system', 'rocky', 'explored'] */
+  @ApiProperty({ type: [String], description: `Each trimmed, 1 to 50 characters, no duplicates. ${PLAIN_TEXT_RULE}` })
   @Transform(({ value }: { value: unknown }) =>
     Array.isArray(value) ? value.map((v: unknown) => trim({ value: v })) : value,
   )
@@ -117,30 +105,28 @@ export class PlanetInputDto {
   @IsPlainText({ each: true })
   tags?: string[];
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    format: 'int64',
+  /** @example 1 */
+  @ApiInt64({
     readOnly: true,
     description: `${IGNORED} On PUT, when sent, it must be the planetId of the path (else 400).`,
-    example: 1,
   })
   @IsOmittable()
   @IsInt()
   id?: number;
 
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', readOnly: true, description: IGNORED })
+  @ApiDateTime({ readOnly: true, description: IGNORED })
   @IsOmittable()
   @IsDateTime()
   lastUpdated?: string;
 
-  @ApiPropertyOptional({ type: () => IgnoredUserDto, readOnly: true, description: IGNORED })
+  @ApiProperty({ readOnly: true, description: IGNORED })
   @IsOmittable()
   @IsObject()
   @ValidateNested()
   @Type(() => IgnoredUserDto)
   creator?: IgnoredUserDto;
 
-  @ApiPropertyOptional({
+  @ApiProperty({
     type: 'array',
     items: { type: 'object' },
     readOnly: true,
@@ -150,7 +136,7 @@ export class PlanetInputDto {
   @IsArray()
   satellites?: unknown[];
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, readOnly: true, description: IGNORED })
+  @ApiProperty({ type: 'string', readOnly: true, description: IGNORED })
   @IsOptional()
   @IsString()
   image?: string | null;
@@ -167,7 +153,8 @@ export class PlanetInputDto {
 /** A planet sent to POST /celestial-bodies: there `type` is required, as it picks the kind of body. */
 @ApiSchema({ name: 'PlanetBodyInput' })
 export class PlanetBodyInputDto extends OmitType(PlanetInputDto, ['type'] as const) {
-  @ApiProperty({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
+  /** @example terrestrial */
+  @ApiPlanetType()
   @IsIn(PLANET_TYPES)
   type: PlanetType;
 }

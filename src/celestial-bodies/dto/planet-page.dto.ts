@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiSchema } from '@nestjs/swagger';
 
 import { PageMetaDto } from '../../common/paging';
 import { PlanetDto } from './planet.dto';
@@ -6,9 +6,7 @@ import { PlanetDto } from './planet.dto';
 /** The Galaxy `PaginatedResource` of planets. */
 @ApiSchema({ name: 'PaginatedPlanets' })
 export class PlanetPageDto {
-  @ApiProperty({ type: () => [PlanetDto] })
   data: PlanetDto[];
 
-  @ApiProperty({ type: () => PageMetaDto })
   meta: PageMetaDto;
 }

@@ -1,8 +1,9 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiHideProperty, ApiSchema } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsNumber, IsObject, IsPositive, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsNumber, IsObject, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 
-import { ComparedTo, FINITE, greaterThan, IsOmittable, trim } from '../../common/validation';
+import { ApiFloat, IsPositiveNumber } from '../../common/swagger';
+import { ComparedTo, FINITE, IsOmittable, trim } from '../../common/validation';
 import { AreExtraMeasurements, EXTRA_MEASUREMENT_SCHEMA, gatherExtraMeasurements } from './extra-measurements';
 
 // The Galaxy's nested value objects, used by request and response alike. Unknown fields are
@@ -11,38 +12,32 @@ import { AreExtraMeasurements, EXTRA_MEASUREMENT_SCHEMA, gatherExtraMeasurements
 
 @ApiSchema({ name: 'Temperature' })
 export class TemperatureDto {
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    minimum: 0,
-    description: 'Minimum temperature in Kelvin',
-    example: 130,
-  })
+  /**
+   * Minimum temperature in Kelvin
+   * @example 130
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
   @Min(0)
   min?: number;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    minimum: 0,
-    description: 'Maximum temperature in Kelvin (at least `min`)',
-    example: 308,
-  })
+  /**
+   * Maximum temperature in Kelvin (at least `min`)
+   * @example 308
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
   @Min(0)
   @ComparedTo('>=', 'min')
   max?: number;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    minimum: 0,
-    description: 'Average temperature in Kelvin (between `min` and `max`)',
-    example: 210,
-  })
+  /**
+   * Average temperature in Kelvin (between `min` and `max`)
+   * @example 210
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
   @Min(0)
@@ -54,43 +49,36 @@ export class TemperatureDto {
 // ApiSchema's options are copied into the schema; its type names only `name` and `description`.
 @ApiSchema({ name: 'PhysicalProperties', ...({ additionalProperties: EXTRA_MEASUREMENT_SCHEMA } as object) })
 export class PhysicalPropertiesDto {
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    ...greaterThan(0),
-    description: 'Mass in Earth masses (must be greater than 0)',
-    example: 0.107,
-  })
+  /**
+   * Mass in Earth masses (must be greater than 0)
+   * @example 0.107
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
-  @IsPositive()
+  @IsPositiveNumber()
   mass?: number;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    ...greaterThan(0),
-    description: 'Radius in Earth radii (must be greater than 0)',
-    example: 0.532,
-  })
+  /**
+   * Radius in Earth radii (must be greater than 0)
+   * @example 0.532
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
-  @IsPositive()
+  @IsPositiveNumber()
   radius?: number;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    minimum: 0,
-    description: 'Surface gravity in Earth g',
-    example: 0.378,
-  })
+  /**
+   * Surface gravity in Earth g
+   * @example 0.378
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
   @Min(0)
   gravity?: number;
 
-  @ApiPropertyOptional({ type: () => TemperatureDto })
   @IsOmittable()
   @IsObject()
   @ValidateNested()
@@ -114,13 +102,14 @@ export const physicalPropertiesInput = ({ value }: { value: unknown }): unknown 
 
 @ApiSchema({ name: 'AtmosphereComponent' })
 export class AtmosphereComponentDto {
-  @ApiProperty({ minLength: 1, maxLength: 50, example: 'CO2' })
+  /** @example CO2 */
   @Transform(trim)
   @IsString()
   @Length(1, 50)
   compound: string;
 
-  @ApiProperty({ type: 'number', format: 'float', minimum: 0, maximum: 100, example: 95.3 })
+  /** @example 95.3 */
+  @ApiFloat()
   @IsNumber(FINITE)
   @Min(0)
   @Max(100)

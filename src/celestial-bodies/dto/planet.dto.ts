@@ -1,8 +1,10 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
+import { ApiDateTime, ApiFloat, ApiInt64 } from '../../common/swagger';
 import { UserDto } from '../../users';
 import type { PlanetWithSatellites } from '../celestial-bodies.types';
-import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
+import type { PlanetType } from '../celestial-body-types';
+import { ApiPlanetType } from './body-types';
 import { AtmosphereComponentDto, PhysicalPropertiesDto, type TemperatureDto } from './planet-properties.dto';
 import { present, SatelliteDto } from './satellite.dto';
 
@@ -15,57 +17,54 @@ export const planetImagePath = (planetId: number): string => `${planetPath(plane
 /** The Galaxy `Planet`. Optional fields that were never set are left out. */
 @ApiSchema({ name: 'Planet' })
 export class PlanetDto {
-  @ApiProperty({ type: 'integer', format: 'int64', readOnly: true, example: 1 })
+  /** @example 1 */
+  @ApiInt64({ readOnly: true })
   id: number;
 
-  @ApiProperty({ example: 'Mars' })
+  /** @example Mars */
   name: string;
 
-  @ApiProperty({ type: 'string', nullable: true, example: 'The red planet' })
+  /** @example 'The red planet' */
   description: string | null;
 
-  @ApiPropertyOptional({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
+  /** @example terrestrial */
+  @ApiPlanetType()
   type?: PlanetType;
 
-  @ApiPropertyOptional({ type: 'number', format: 'float', minimum: 0, maximum: 1, example: 0.68 })
+  /** @example 0.68 */
+  @ApiFloat()
+  @ApiProperty({ minimum: 0, maximum: 1 })
   habitabilityIndex?: number;
 
-  @ApiPropertyOptional({ type: () => PhysicalPropertiesDto })
   physicalProperties?: PhysicalPropertiesDto;
 
-  @ApiProperty({ type: () => [AtmosphereComponentDto], description: 'Atmospheric composition' })
+  /** Atmospheric composition */
   atmosphere: AtmosphereComponentDto[];
 
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '1610-01-07T00:00:00.000Z' })
+  /** @example 1610-01-07T00:00:00.000Z */
+  @ApiDateTime()
   discoveredAt?: string;
 
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    readOnly: true,
-    description: 'Where the uploaded image is served (POST /planets/{planetId}/image sets it); null without one.',
-    example: '/planets/1/image',
-  })
+  /**
+   * Where the uploaded image is served (POST /planets/{planetId}/image sets it); null without one.
+   * @example /planets/1/image
+   */
+  @ApiProperty({ type: 'string', readOnly: true })
   image: string | null;
 
-  @ApiProperty({
-    type: () => [SatelliteDto],
-    readOnly: true,
-    description: 'Its satellites, oldest first (add them with POST /celestial-bodies).',
-  })
+  /** Its satellites, oldest first (add them with POST /celestial-bodies). */
+  @ApiProperty({ type: () => [SatelliteDto], readOnly: true })
   satellites: SatelliteDto[];
 
-  @ApiProperty({
-    type: () => UserDto,
-    readOnly: true,
-    description: 'The user who created the planet; only they may change it.',
-  })
+  /** The user who created the planet; only they may change it. */
+  @ApiProperty({ type: () => UserDto, readOnly: true })
   creator: UserDto;
 
-  @ApiProperty({ type: 'string', isArray: true, example: ['solar-system', 'rocky', 'explored'] })
+  /** @example ['solar-system', 'rocky', 'explored'] */
   tags: string[];
 
-  @ApiProperty({ type: 'string', format: 'date-time', readOnly: true, example: '2024-01-15T14:30:00.000Z' })
+  /** @example 2024-01-15T14:30:00.000Z */
+  @ApiDateTime({ readOnly: true })
   lastUpdated: string;
 
   static from({ planet, satellites, creator }: PlanetWithSatellites): PlanetDto {
@@ -94,9 +93,11 @@ export class PlanetDto {
  * Planet (GET /planets lists planets made without one).
  */
 @ApiSchema({ name: 'PlanetBody' })
-export class PlanetBodyDto extends OmitType(PlanetDto, ['type'] as const) {
-  @ApiProperty({ enum: PLANET_TYPES, enumName: 'PlanetType', example: 'terrestrial' })
-  type: PlanetType;
+export class PlanetBodyDto extends PlanetDto {
+  // Required here; said by the decorator, as a redeclared field's plugin reading gives way to
+  // what the parent class declares.
+  @ApiPlanetType({ required: true })
+  declare type: PlanetType;
 }
 
 function physicalPropertiesOf(planet: PlanetWithSatellites['planet']): PhysicalPropertiesDto | null {

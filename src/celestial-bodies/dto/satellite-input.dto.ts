@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType, PartialType } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema, OmitType, PartialType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   IsDefined,
@@ -7,7 +7,6 @@ import {
   IsNumber,
   IsObject,
   IsOptional,
-  IsPositive,
   IsString,
   Length,
   Max,
@@ -16,9 +15,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-import { FINITE, greaterThan, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+import { ApiFloat, ApiInt64, ApiInteger, IsPositiveNumber } from '../../common/swagger';
+import { FINITE, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import { INT4_MAX } from '../../database';
 import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
+import { ApiSatelliteType } from './body-types';
 import { IGNORED } from './galaxy-fields';
 import { PlanetInputDto } from './planet-input.dto';
 
@@ -33,13 +34,13 @@ export const MUST_ORBIT =
  */
 @ApiSchema({ name: 'OrbitPlanetInput' })
 export class OrbitPlanetInputDto extends OmitType(PartialType(PlanetInputDto), ['id'] as const) {
-  @ApiProperty({
-    type: 'integer',
-    minimum: 1,
-    maximum: INT4_MAX,
-    description: 'The planet this body orbits; it must exist. Any other field of the planet is ignored.',
-    example: 1,
-  })
+  /**
+   * The planet this body orbits; it must exist. Any other field of the planet is ignored.
+   * @example 1
+   */
+  // The plugin reads a validator's bound only when it is written as a number.
+  @ApiInteger()
+  @ApiProperty({ maximum: INT4_MAX })
   @IsDefined({ message: MUST_ORBIT })
   @IsInt()
   @Min(1)
@@ -49,35 +50,31 @@ export class OrbitPlanetInputDto extends OmitType(PartialType(PlanetInputDto), [
 
 @ApiSchema({ name: 'OrbitInput' })
 export class OrbitInputDto {
-  @ApiProperty({ type: () => OrbitPlanetInputDto, description: 'The planet this body orbits; it must exist.' })
+  /** The planet this body orbits; it must exist. */
   @IsDefined({ message: MUST_ORBIT })
   @IsObject()
   @ValidateNested()
   @Type(() => OrbitPlanetInputDto)
   planet: OrbitPlanetInputDto;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    ...greaterThan(0),
-    description: 'Orbital period in Earth days',
-    example: 0.319,
-  })
+  /**
+   * Orbital period in Earth days
+   * @example 0.319
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
-  @IsPositive()
+  @IsPositiveNumber()
   orbitalPeriod?: number;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    ...greaterThan(0),
-    description: 'Average distance from the planet in kilometers',
-    example: 9376,
-  })
+  /**
+   * Average distance from the planet in kilometers
+   * @example 9376
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
-  @IsPositive()
+  @IsPositiveNumber()
   distance?: number;
 }
 
@@ -87,48 +84,44 @@ export class OrbitInputDto {
  */
 @ApiSchema({ name: 'SatelliteInput' })
 export class SatelliteInputDto {
-  @ApiPropertyOptional({ type: 'integer', format: 'int64', readOnly: true, description: IGNORED, example: 1 })
+  /** @example 1 */
+  @ApiInt64({ readOnly: true, description: IGNORED })
   @IsOmittable()
   @IsInt()
   id?: number;
 
-  @ApiProperty({ minLength: 1, maxLength: 100, description: `Trimmed. ${PLAIN_TEXT_RULE}`, example: 'Phobos' })
+  /** @example Phobos */
+  @ApiProperty({ description: `Trimmed. ${PLAIN_TEXT_RULE}` })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
   @IsPlainText()
   name: string;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    nullable: true,
-    maxLength: 2000,
-    description: PLAIN_TEXT_RULE,
-    example: 'Phobos is the larger and innermost of the two moons of Mars.',
-  })
+  /** @example 'Phobos is the larger and innermost of the two moons of Mars.' */
+  @ApiProperty({ type: 'string', description: PLAIN_TEXT_RULE })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
   @IsPlainText()
   description?: string | null;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    ...greaterThan(0),
-    description: 'Diameter in kilometers',
-    example: 22.2,
-  })
+  /**
+   * Diameter in kilometers
+   * @example 22.2
+   */
+  @ApiFloat()
   @IsOmittable()
   @IsNumber(FINITE)
-  @IsPositive()
+  @IsPositiveNumber()
   diameter?: number;
 
-  @ApiProperty({ enum: SATELLITE_TYPES, enumName: 'SatelliteType', example: 'moon' })
+  /** @example moon */
+  @ApiSatelliteType()
   @IsIn(SATELLITE_TYPES)
   type: SatelliteType;
 
-  @ApiProperty({ type: () => OrbitInputDto, description: `Required: ${MUST_ORBIT}.` })
+  @ApiProperty({ description: `Required: ${MUST_ORBIT}.` })
   @IsDefined({ message: MUST_ORBIT })
   @IsObject()
   @ValidateNested()

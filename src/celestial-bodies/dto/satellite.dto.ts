@@ -1,7 +1,9 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiSchema } from '@nestjs/swagger';
 
+import { ApiFloat, ApiInt64 } from '../../common/swagger';
 import type { SatelliteRecord } from '../celestial-bodies.repository';
-import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
+import type { SatelliteType } from '../celestial-body-types';
+import { ApiSatelliteType } from './body-types';
 
 /**
  * The planet a satellite orbits, by id and name. (The Galaxy puts a whole Planet here; with
@@ -9,53 +11,57 @@ import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
  */
 @ApiSchema({ name: 'PlanetRef' })
 export class PlanetRefDto {
-  @ApiProperty({ type: 'integer', format: 'int64', example: 1 })
+  /** @example 1 */
+  @ApiInt64()
   id: number;
 
-  @ApiProperty({ example: 'Mars' })
+  /** @example Mars */
   name: string;
 }
 
 @ApiSchema({ name: 'Orbit' })
 export class OrbitDto {
-  @ApiProperty({ type: () => PlanetRefDto })
   planet: PlanetRefDto;
 
-  @ApiPropertyOptional({ type: 'number', format: 'float', description: 'Orbital period in Earth days', example: 0.319 })
+  /**
+   * Orbital period in Earth days
+   * @example 0.319
+   */
+  @ApiFloat()
   orbitalPeriod?: number;
 
-  @ApiPropertyOptional({
-    type: 'number',
-    format: 'float',
-    description: 'Average distance from the planet in kilometers',
-    example: 9376,
-  })
+  /**
+   * Average distance from the planet in kilometers
+   * @example 9376
+   */
+  @ApiFloat()
   distance?: number;
 }
 
 /** The Galaxy `Satellite`. Optional fields that were never set are left out. */
 @ApiSchema({ name: 'Satellite' })
 export class SatelliteDto {
-  @ApiProperty({ type: 'integer', format: 'int64', readOnly: true, example: 1 })
+  /** @example 1 */
+  @ApiInt64({ readOnly: true })
   id: number;
 
-  @ApiProperty({ example: 'Phobos' })
+  /** @example Phobos */
   name: string;
 
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    example: 'Phobos is the larger and innermost of the two moons of Mars.',
-  })
+  /** @example 'Phobos is the larger and innermost of the two moons of Mars.' */
   description: string | null;
 
-  @ApiPropertyOptional({ type: 'number', format: 'float', description: 'Diameter in kilometers', example: 22.2 })
+  /**
+   * Diameter in kilometers
+   * @example 22.2
+   */
+  @ApiFloat()
   diameter?: number;
 
-  @ApiProperty({ enum: SATELLITE_TYPES, enumName: 'SatelliteType', example: 'moon' })
+  /** @example moon */
+  @ApiSatelliteType()
   type: SatelliteType;
 
-  @ApiProperty({ type: () => OrbitDto })
   orbit: OrbitDto;
 
   static from(satellite: SatelliteRecord, planet: PlanetRefDto): SatelliteDto {

@@ -1,24 +1,26 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiSchema } from '@nestjs/swagger';
 
+import { ApiInt64 } from '../swagger';
 import type { OffsetPageQueryDto } from './page-query';
 
 @ApiSchema({ name: 'PageMeta' })
 export class PageMetaDto {
-  @ApiProperty({ type: 'integer', format: 'int64', example: 10 })
+  /** @example 10 */
+  @ApiInt64()
   limit: number;
 
-  @ApiProperty({ type: 'integer', format: 'int64', example: 0 })
+  /** @example 0 */
+  @ApiInt64()
   offset: number;
 
-  @ApiProperty({ type: 'integer', format: 'int64', example: 100 })
+  /** @example 100 */
+  @ApiInt64()
   total: number;
 
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    description: 'The path of the next page; null on the last page.',
-    example: '/planets?limit=10&offset=10',
-  })
+  /**
+   * The path of the next page; null on the last page.
+   * @example /planets?limit=10&offset=10
+   */
   next: string | null;
 }
 

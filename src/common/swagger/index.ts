@@ -1,1 +1,2 @@
+export * from './api-formats';
 export * from './api-problems.decorator';

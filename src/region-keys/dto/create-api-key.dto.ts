@@ -1,7 +1,8 @@
-import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, Length, ValidateBy } from 'class-validator';
 
+import { ApiDateTime } from '../../common/swagger';
 import { IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import { parseCidr } from '../address-allowlist';
 import { type Permission, PERMISSIONS } from '../permissions';
@@ -49,13 +50,10 @@ const canonicalCidrs = ({ value }: { value: unknown }) =>
 
 @ApiSchema({ name: 'ApiKeyInput' })
 export class CreateApiKeyDto {
-  @ApiPropertyOptional({
+  /** @example 'Timetable sync (production)' */
+  @ApiProperty({
     type: 'string',
-    nullable: true,
-    minLength: 1,
-    maxLength: 255,
     description: `What the key is for. Trimmed; absent or null means no description. ${PLAIN_TEXT_RULE}`,
-    example: 'Timetable sync (production)',
   })
   @Transform(trim)
   @IsOptional()
@@ -64,16 +62,10 @@ export class CreateApiKeyDto {
   @IsPlainText()
   description?: string | null;
 
-  @ApiPropertyOptional({
-    type: [String],
-    enum: PERMISSIONS,
-    minItems: 1,
-    description:
-      'What the new key may do: `region:read` (read the region, its keys and its events) and `keys:write` (create, ' +
-      'roll and delete keys). Absent: the permissions of the key making the request. A key can grant only ' +
-      'permissions it holds (else 403 `insufficient-permission`); an empty list is a 400.',
-    example: ['region:read'],
-  })
+  /**
+   * What the new key may do: `region:read` (read the region, its keys and its events) and `keys:write` (create, roll and delete keys). Absent: the permissions of the key making the request. A key can grant only permissions it holds (else 403 `insufficient-permission`); an empty list is a 400.
+   * @example ['region:read']
+   */
   @IsOmittable()
   @IsArray()
   @ArrayNotEmpty()
@@ -81,20 +73,12 @@ export class CreateApiKeyDto {
   @IsIn(PERMISSIONS, { each: true })
   permissions?: Permission[];
 
-  @ApiPropertyOptional({
-    type: [String],
-    nullable: true,
-    maxItems: MAX_ALLOWED_CIDRS,
-    minItems: 1,
-    description:
-      'The networks the new key may be used from: IPv4 or IPv6 CIDRs (a bare address is a /32 or /128), stored in ' +
-      'canonical form, each network once. An IPv4-mapped network (`::ffff:192.0.2.0/120`) is stored as the IPv4 ' +
-      'network it maps (`192.0.2.0/24`); an IPv6 network holding all of `::ffff:0:0/96` (such as `::/0`) is a 400, ' +
-      'as it would admit every IPv4 client too. An empty list is a 400 (a key no address can use). Requests from ' +
-      'other addresses get 403 `address-not-allowed`. The address is the client address the server resolves ' +
-      '(behind a proxy, per its TRUST_PROXY setting). Null: any address.',
-    example: ['203.0.113.0/24', '2001:db8::/48'],
-  })
+  /**
+   * The networks the new key may be used from: IPv4 or IPv6 CIDRs (a bare address is a /32 or /128), stored in canonical form, each network once. An IPv4-mapped network (`::ffff:192.0.2.0/120`) is stored as the IPv4 network it maps (`192.0.2.0/24`); an IPv6 network holding all of `::ffff:0:0/96` (such as `::/0`) is a 400, as it would admit every IPv4 client too. An empty list is a 400 (a key no address can use). Requests from other addresses get 403 `address-not-allowed`. The address is the client address the server resolves (behind a proxy, per its TRUST_PROXY setting). Null: any address.
+   * @example ['203.0.113.0/24', '2001:db8::/48']
+   */
+  // The plugin reads a validator's bound only when it is written as a number.
+  @ApiProperty({ type: [String], maxItems: MAX_ALLOWED_CIDRS })
   @Transform(canonicalCidrs)
   @IsOptional()
   @IsArray()
@@ -103,13 +87,8 @@ export class CreateApiKeyDto {
   @IsCidrList()
   allowedCidrs?: string[] | null;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    format: 'date-time',
-    nullable: true,
-    description: `When the new key stops working by itself. Absent or null: never. ${EXPIRES_AT_RULE}`,
-    example: '2027-03-01T00:00:00Z',
-  })
+  /** @example 2027-03-01T00:00:00Z */
+  @ApiDateTime({ description: `When the new key stops working by itself. Absent or null: never. ${EXPIRES_AT_RULE}` })
   @IsOptional()
   @IsDateTime()
   expiresAt?: string | null;

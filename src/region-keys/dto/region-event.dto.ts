@@ -1,9 +1,10 @@
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 
 import { PageLimit } from '../../common/paging';
+import { ApiDateTime, ApiInteger, ApiUuid } from '../../common/swagger';
 import { PERMISSIONS } from '../permissions';
-import { REGION_EVENT_TYPES, type RegionEventRecord, type RegionEventType } from '../region-events.repository';
+import type { RegionEventRecord, RegionEventType } from '../region-events.repository';
 import type { RegionEventPage } from '../region-keys.types';
 
 export const DEFAULT_EVENT_PAGE_SIZE = 20;
@@ -17,15 +18,11 @@ export class ListRegionEventsQueryDto {
   })
   limit: number = DEFAULT_EVENT_PAGE_SIZE;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 200,
-    pattern: '^[A-Za-z0-9_-]+$',
-    // No example: Swagger UI's "Try it out" would send it, and list from a made-up position.
-    description:
-      'Where to continue: `meta.next` of a previous page of your region, as given. Absent: the newest events. ' +
-      'Any other value is a 400.',
-  })
+  /** Where to continue: `meta.next` of a previous page of your region, as given. Absent: the newest events. Any other value is a 400. */
+  // No example: Swagger UI's "Try it out" would send it, and list from a made-up position.
+  // The pattern the plugin would copy from @Matches holds the length too; the document says
+  // it as maxLength.
+  @ApiProperty({ maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' })
   @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be the meta.next value of a previous page' })
@@ -34,17 +31,18 @@ export class ListRegionEventsQueryDto {
 
 @ApiSchema({ name: 'ApiKeyActor', description: 'A change made with a region API key.' })
 export class ApiKeyActorDto {
-  @ApiProperty({ enum: ['api_key'], example: 'api_key' })
+  /** @example api_key */
+  @ApiProperty({ enum: ['api_key'] })
   type: 'api_key';
 
-  @ApiProperty({
-    format: 'uuid',
-    description: 'The key that made the change.',
-    example: '0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11',
-  })
+  /**
+   * The key that made the change.
+   * @example 0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11
+   */
+  @ApiUuid()
   apiKeyId: string;
 
-  @ApiProperty({ example: 'rk_4Fq9Z\u2026x7Qa' })
+  /** @example rk_4Fq9Z…x7Qa */
   tokenPreview: string;
 }
 
@@ -53,50 +51,46 @@ export class ApiKeyActorDto {
   description: 'A change made by an operator: the CLI, or the server at its first start.',
 })
 export class OperatorActorDto {
-  @ApiProperty({ enum: ['operator'], example: 'operator' })
+  /** @example operator */
+  @ApiProperty({ enum: ['operator'] })
   type: 'operator';
 }
 
 @ApiSchema({ name: 'RegionEventApiKey' })
 export class RegionEventApiKeyDto {
-  @ApiProperty({ format: 'uuid', example: '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f' })
+  /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
+  @ApiUuid()
   id: string;
 
-  @ApiProperty({ example: 'rk_8Hm2P\u2026Qz3W' })
+  /** @example rk_8Hm2P…Qz3W */
   tokenPreview: string;
 
-  @ApiPropertyOptional({
-    format: 'date-time',
-    description: 'Only on `api_key.rolled`: when the rolled key stops working.',
-    example: '2026-11-23T10:15:00.000Z',
-  })
+  /**
+   * Only on `api_key.rolled`: when the rolled key stops working.
+   * @example 2026-11-23T10:15:00.000Z
+   */
+  @ApiDateTime()
   revokesAt?: string;
 
-  @ApiPropertyOptional({
-    format: 'date-time',
-    description:
-      'On `region.created`, `api_key.created`, `api_key.rolled` and `api_key.updated`, when the key has an expiry: ' +
-      'when it stops working by itself (after the change, for `api_key.updated`). Absent: it never expires.',
-    example: '2027-03-01T00:00:00.000Z',
-  })
+  /**
+   * On `region.created`, `api_key.created`, `api_key.rolled` and `api_key.updated`, when the key has an expiry: when it stops working by itself (after the change, for `api_key.updated`). Absent: it never expires.
+   * @example 2027-03-01T00:00:00.000Z
+   */
+  @ApiDateTime()
   expiresAt?: string;
 
-  @ApiPropertyOptional({
-    type: [String],
-    enum: PERMISSIONS,
-    description:
-      'On `region.created`, `api_key.created` and `api_key.rolled`: the permissions of the key (for a new key, what ' +
-      'was granted). Absent on other events, and on events recorded before keys had permissions.',
-    example: ['region:read'],
-  })
+  /**
+   * On `region.created`, `api_key.created` and `api_key.rolled`: the permissions of the key (for a new key, what was granted). Absent on other events, and on events recorded before keys had permissions.
+   * @example ['region:read']
+   */
+  // As recorded: an event keeps the permissions of its time.
+  @ApiProperty({ type: [String], enum: PERMISSIONS })
   permissions?: string[];
 
-  @ApiPropertyOptional({
-    type: [String],
-    nullable: true,
-    description: 'With `permissions`: the networks the key may be used from; null: any address.',
-    example: ['203.0.113.0/24'],
-  })
+  /**
+   * With `permissions`: the networks the key may be used from; null: any address.
+   * @example ['203.0.113.0/24']
+   */
   allowedCidrs?: string[] | null;
 }
 
@@ -107,16 +101,18 @@ export class RegionEventApiKeyDto {
     'they were are absent.',
 })
 export class ApiKeyChangesDto {
-  @ApiPropertyOptional({ type: 'string', nullable: true, example: 'Nightly export' })
+  /** @example 'Nightly export' */
   description?: string | null;
 
-  @ApiPropertyOptional({ type: [String], enum: PERMISSIONS, example: ['region:read'] })
+  /** @example ['region:read'] */
+  @ApiProperty({ type: [String], enum: PERMISSIONS })
   permissions?: string[];
 
-  @ApiPropertyOptional({ type: [String], nullable: true, example: ['203.0.113.0/24'] })
+  /** @example ['203.0.113.0/24'] */
   allowedCidrs?: string[] | null;
 
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true, example: '2027-03-01T00:00:00.000Z' })
+  /** @example 2027-03-01T00:00:00.000Z */
+  @ApiDateTime()
   expiresAt?: string | null;
 }
 
@@ -126,52 +122,40 @@ export class ApiKeyChangesDto {
 })
 @ApiExtraModels(ApiKeyActorDto, OperatorActorDto)
 export class RegionEventDto {
-  @ApiProperty({ format: 'uuid', example: '3f6a7c2e-1d4b-4a9c-8e2f-5b6c7d8e9f0a' })
+  /** @example 3f6a7c2e-1d4b-4a9c-8e2f-5b6c7d8e9f0a */
+  @ApiUuid()
   id: string;
 
-  @ApiProperty({
-    enum: REGION_EVENT_TYPES,
-    description:
-      '`region.created` (with its first key), `api_key.created`, `api_key.rolled` (on the old key; the new key has ' +
-      'its own `api_key.created`), `api_key.updated` (a PATCH; `changes` says what it set) or `api_key.revoked` (a ' +
-      'DELETE). A rolled key that reaches its `revokesAt`, or a key its `expiresAt`, stops by itself: the event ' +
-      'that set that time already says when.',
-    example: 'api_key.rolled',
-  })
+  /**
+   * `region.created` (with its first key), `api_key.created`, `api_key.rolled` (on the old key; the new key has its own `api_key.created`), `api_key.updated` (a PATCH; `changes` says what it set) or `api_key.revoked` (a DELETE). A rolled key that reaches its `revokesAt`, or a key its `expiresAt`, stops by itself: the event that set that time already says when.
+   * @example api_key.rolled
+   */
   type: RegionEventType;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:15:00.000Z' })
+  /** @example 2026-11-22T10:15:00.000Z */
+  @ApiDateTime()
   occurredAt: string;
 
-  @ApiProperty({
-    oneOf: [{ $ref: getSchemaPath(ApiKeyActorDto) }, { $ref: getSchemaPath(OperatorActorDto) }],
-    description: 'Who made the change.',
-  })
+  /** Who made the change. */
+  @ApiProperty({ oneOf: [{ $ref: getSchemaPath(ApiKeyActorDto) }, { $ref: getSchemaPath(OperatorActorDto) }] })
   actor: ApiKeyActorDto | OperatorActorDto;
 
-  @ApiProperty({ type: () => RegionEventApiKeyDto, description: 'The key the change acted on.' })
+  /** The key the change acted on. */
   apiKey: RegionEventApiKeyDto;
 
-  @ApiPropertyOptional({
-    type: () => ApiKeyChangesDto,
-    description: 'Only on `api_key.updated`: the fields the change set, with their new values.',
-  })
+  /** Only on `api_key.updated`: the fields the change set, with their new values. */
   changes?: ApiKeyChangesDto;
 
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    description: 'The client address of the request that made the change; null for operators.',
-    example: '203.0.113.7',
-  })
+  /**
+   * The client address of the request that made the change; null for operators.
+   * @example 203.0.113.7
+   */
   clientAddress: string | null;
 
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    description: 'The X-Request-ID of that request (also in the server logs); null for operators.',
-    example: '9b2e4c1a-7f3d-4e8b-a6c5-2d1f0e9b8a7c',
-  })
+  /**
+   * The X-Request-ID of that request (also in the server logs); null for operators.
+   * @example 9b2e4c1a-7f3d-4e8b-a6c5-2d1f0e9b8a7c
+   */
   requestId: string | null;
 
   static from(event: RegionEventRecord): RegionEventDto {
@@ -196,26 +180,22 @@ export class RegionEventDto {
 
 @ApiSchema({ name: 'RegionEventPageMeta' })
 export class RegionEventPageMetaDto {
-  @ApiProperty({ type: 'integer', example: 20 })
+  /** @example 20 */
+  @ApiInteger()
   limit: number;
 
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    description:
-      'Pass as `cursor` for the next (older) page; null on the last page. Opaque, and valid only for the region ' +
-      'that received it.',
-    example: 'Xy2MHpOnSw6Mai5LfZ8aAw',
-  })
+  /**
+   * Pass as `cursor` for the next (older) page; null on the last page. Opaque, and valid only for the region that received it.
+   * @example Xy2MHpOnSw6Mai5LfZ8aAw
+   */
   next: string | null;
 }
 
 @ApiSchema({ name: 'RegionEventPage' })
 export class RegionEventPageDto {
-  @ApiProperty({ type: () => [RegionEventDto], description: 'Newest first.' })
+  /** Newest first. */
   data: RegionEventDto[];
 
-  @ApiProperty({ type: () => RegionEventPageMetaDto })
   meta: RegionEventPageMetaDto;
 
   static from(page: RegionEventPage, limit: number): RegionEventPageDto {

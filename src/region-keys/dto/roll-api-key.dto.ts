@@ -1,6 +1,7 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 
+import { ApiInteger } from '../../common/swagger';
 import { IsOmittable } from '../../common/validation';
 import type { Permission } from '../permissions';
 import { CreateApiKeyDto } from './create-api-key.dto';
@@ -10,7 +11,9 @@ export const MAX_REVOKE_OLD_AFTER_SECONDS = 604_800;
 
 /**
  * As for a new key, validated alike, but what is left out is the old key's: a roll replaces
- * a key, so it never widens one (only the documented defaults differ here).
+ * a key, so it never widens one (only the documented defaults differ here). A redeclared
+ * field's schema is an @ApiPropertyOptional: the plugin's reading of it would give way to
+ * what the parent class declares.
  */
 @ApiSchema({ name: 'RollApiKeyInput' })
 export class RollApiKeyDto extends CreateApiKeyDto {
@@ -40,16 +43,14 @@ export class RollApiKeyDto extends CreateApiKeyDto {
   })
   declare expiresAt?: string | null;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_REVOKE_OLD_AFTER_SECONDS,
-    default: DEFAULT_REVOKE_OLD_AFTER_SECONDS,
-    description:
-      'How long the old key keeps working, in seconds (at most a week). 0 revokes it at once, as a DELETE would.',
-    example: 3600,
-  })
-  // Absent means the default; null is not a number of seconds.
+  /**
+   * How long the old key keeps working, in seconds (at most a week). 0 revokes it at once, as a DELETE would.
+   * @example 3600
+   */
+  // Absent means the default; null is not a number of seconds. The plugin reads a validator's
+  // bound only when it is written as a number.
+  @ApiInteger()
+  @ApiPropertyOptional({ maximum: MAX_REVOKE_OLD_AFTER_SECONDS, default: DEFAULT_REVOKE_OLD_AFTER_SECONDS })
   @IsOmittable()
   @IsInt()
   @Min(0)

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
@@ -9,13 +9,9 @@ import { USAGE_RETENTION_DAYS } from './key-usage-counter';
 export const DEFAULT_USAGE_DAYS = 30;
 
 export class KeyUsageQueryDto {
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: USAGE_RETENTION_DAYS,
-    default: DEFAULT_USAGE_DAYS,
-    description: 'How many UTC days to list, today included.',
-  })
+  /** How many UTC days to list, today included. */
+  // Optional, with a default; the plugin reads a validator's bound only when it is written as a number.
+  @ApiProperty({ type: 'integer', required: false, maximum: USAGE_RETENTION_DAYS, default: DEFAULT_USAGE_DAYS })
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -25,19 +21,24 @@ export class KeyUsageQueryDto {
 
 @ApiSchema({ name: 'KeyUsageDay' })
 export class KeyUsageDayDto {
-  @ApiProperty({ format: 'date', description: 'A UTC day.', example: '2026-11-22' })
+  /**
+   * A UTC day.
+   * @example 2026-11-22
+   */
+  @ApiProperty({ format: 'date' })
   date: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Requests the key authenticated that day.', example: 1520 })
+  /**
+   * Requests the key authenticated that day.
+   * @example 1520
+   */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   requests: number;
 }
 
 @ApiSchema({ name: 'KeyUsage' })
 export class KeyUsageDto {
-  @ApiProperty({
-    type: () => [KeyUsageDayDto],
-    description: 'Every day of the window, oldest first; days without requests are 0.',
-  })
+  /** Every day of the window, oldest first; days without requests are 0. */
   data: KeyUsageDayDto[];
 
   static from(days: DailyUsage[]): KeyUsageDto {

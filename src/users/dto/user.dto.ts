@@ -1,14 +1,16 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiSchema } from '@nestjs/swagger';
 
+import { ApiInt64 } from '../../common/swagger';
 import type { User } from '../entities/user.entity';
 
 /** A user as clients see it (the Galaxy `User`): never the email, never the password hash. */
 @ApiSchema({ name: 'User' })
 export class UserDto {
-  @ApiProperty({ type: 'integer', format: 'int64', readOnly: true, example: 1 })
+  /** @example 1 */
+  @ApiInt64({ readOnly: true })
   id: number;
 
-  @ApiProperty({ type: 'string', nullable: true, example: 'Marc' })
+  /** @example Marc */
   name: string | null;
 
   static from(user: Pick<User, 'id' | 'name'>): UserDto {

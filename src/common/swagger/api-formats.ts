@@ -1,0 +1,29 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+import { IsPositive } from 'class-validator';
+
+import { greaterThan } from '../validation';
+
+/**
+ * The wire formats a DTO field's TypeScript type cannot say (`number` is neither integer nor
+ * float, `string` is no date-time): one decorator each. The @nestjs/swagger CLI plugin adds
+ * the rest from the field itself: required from `?`, description and example from its JSDoc,
+ * bounds from its validators.
+ */
+type Also = Pick<ApiPropertyOptions, 'readOnly' | 'nullable' | 'description'>;
+
+export const ApiInt64 = (also: Also = {}) => ApiProperty({ type: 'integer', format: 'int64', ...also });
+
+export const ApiInteger = (also: Also = {}) => ApiProperty({ type: 'integer', ...also });
+
+export const ApiFloat = (also: Also = {}) => ApiProperty({ type: 'number', format: 'float', ...also });
+
+export const ApiDateTime = (also: Also = {}) => ApiProperty({ type: 'string', format: 'date-time', ...also });
+
+export const ApiUuid = () => ApiProperty({ format: 'uuid' });
+
+/**
+ * class-validator's IsPositive, documented as `exclusiveMinimum: 0`. Under a name of its own:
+ * the plugin reads `@IsPositive()` as `minimum: 1`, which is wrong for a float (0.5 is positive).
+ */
+export const IsPositiveNumber = () => applyDecorators(IsPositive(), ApiProperty(greaterThan(0)));
