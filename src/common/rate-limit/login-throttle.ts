@@ -14,12 +14,10 @@ export const LOGIN_FAILURES_POLICY = 'login-failures';
 export type LoginAllowance = RateLimitState & { policy: RateLimitPolicy };
 
 /**
- * Limits failed sign-ins (POST /auth/token and Basic alike: both guess the same password)
- * per client address and email. An attempt takes a hit, atomically, before its password is
- * checked, and gives it back if right: past the limit an attempt is refused before bcrypt
- * runs, a right password among many concurrent wrong ones learns nothing, and a user who
- * signs in often is never locked out. Credentials already verified (the Basic cache) take
- * no hit: `assertAllowed` reads the count.
+ * Limits failed sign-ins (POST /auth/token and Basic alike) per client address and email. An
+ * attempt takes a hit, atomically, before its password is checked, and gives it back if right:
+ * past the limit an attempt is refused before bcrypt runs, a right password among many
+ * concurrent wrong ones learns nothing, and a user who signs in often is never locked out.
  */
 @Injectable()
 export class LoginThrottle {
@@ -36,11 +34,7 @@ export class LoginThrottle {
     [this.policy, this.limiter] = [policy, store.limiter(policy)];
   }
 
-  /**
-   * Runs `attempt` in a hit of the allowance. It resolves to the signed-in value, or to null
-   * for wrong credentials, which keep the hit; success or an error (a database fault says
-   * nothing about the password) gives it back. `allowance` is what is left after it.
-   */
+  /** `attempt` resolves to null for wrong credentials, which keep the hit; a success or an error gives it back. */
   async attempt<T>(
     clientAddress: string,
     email: string,
@@ -61,7 +55,7 @@ export class LoginThrottle {
     }
   }
 
-  /** Refuses with 429 when no attempt is left, without taking one. */
+  /** For credentials already verified (the Basic cache): refuses with 429 when no attempt is left, taking none. */
   async assertAllowed(clientAddress: string, email: string): Promise<void> {
     const window = await this.limiter.get(counterKey(clientAddressKey(clientAddress), email));
     if (window && window.consumedPoints >= this.policy.limit) throw this.tooMany(toSeconds(window.msBeforeNext));

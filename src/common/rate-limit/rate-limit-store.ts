@@ -36,13 +36,13 @@ export const takeHit = (limiter: RateLimiterAbstract, key: string, refuse: (retr
 export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
   private readonly redis?: Redis;
-  private readonly keyPrefix: string;
-  private readonly commandTimeoutMs: number;
   private warned = false;
   private closing = false;
 
-  constructor(@Inject(AppConfig) config: RedisConfig, gauges: ScrapedGauges = new NoScrapedGauges()) {
-    ({ REDIS_KEY_PREFIX: this.keyPrefix, REDIS_COMMAND_TIMEOUT_MS: this.commandTimeoutMs } = config);
+  constructor(
+    @Inject(AppConfig) private readonly config: RedisConfig,
+    gauges: ScrapedGauges = new NoScrapedGauges(),
+  ) {
     gauges.register(
       'redis_degraded',
       'Whether this instance counts the rate limits on its own because Redis does not answer (1), or not (0).',
@@ -57,9 +57,8 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-      connectTimeout: 2000,
-      commandTimeout: this.commandTimeoutMs,
-      socketTimeout: this.commandTimeoutMs,
+      commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
+      socketTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
     });
     // Said once an outage; without a listener ioredis would print each error itself.
     this.redis.on('error', (err: Error) => this.fallBack(err.message));
@@ -83,7 +82,7 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
     return new RateLimiterRedis({
       ...options,
       storeClient: this.redis,
-      keyPrefix: `${this.keyPrefix}rate-limit:${name}`,
+      keyPrefix: `${this.config.REDIS_KEY_PREFIX}rate-limit:${name}`,
       rejectIfRedisNotReady: true,
       insuranceLimiter: memory,
     });
@@ -93,8 +92,9 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     if (this.counting !== 'redis-away') return;
     // `once` rejects on an error event: Redis refused, no need to wait longer.
-    await Promise.race([once(this.redis!, 'ready'), delay(this.commandTimeoutMs)]).catch(() => undefined);
-    if (this.counting === 'redis-away') this.fallBack(`no answer within ${this.commandTimeoutMs} ms`);
+    const ms = this.config.REDIS_COMMAND_TIMEOUT_MS;
+    await Promise.race([once(this.redis!, 'ready'), delay(ms)]).catch(() => undefined);
+    if (this.counting === 'redis-away') this.fallBack(`no answer within ${ms} ms`);
   }
 
   onApplicationShutdown(): void {
