@@ -25,9 +25,12 @@ export const fieldsOf = (n) =>
         params: `${n.ref.param}: ${n.ref.type}, name: string`,
         args: `body.${n.ref.param}, body.name`,
         names: `${n.ref.param}, name`,
-        sample: (name, ref = n.ref.param) => `{ name: ${name}, ${n.ref.param}: ${ref} }`,
+        sample: (name, ref = n.ref.param) => `{ ${prop('name', name)}, ${prop(n.ref.param, ref)} }`,
       }
-    : { params: 'name: string', args: 'body.name', names: 'name', sample: (name) => `{ name: ${name} }` };
+    : { params: 'name: string', args: 'body.name', names: 'name', sample: (name) => `{ ${prop('name', name)} }` };
+
+/** `key: value` as an object literal writes it, shorthand when the value is the variable of that name. */
+const prop = (key, value) => (key === String(value) ? key : `${key}: ${value}`);
 
 /** The list's route, as the OpenAPI document writes it: /<name>, or under an item of the parent. */
 export const listRoute = (n, p) => (p ? `${p.path}/{${p.param}}/${n.name}` : `/${n.name}`);
