@@ -312,17 +312,32 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
   const recipeCtx = (): CreateContext => ({ t, user: alice, regionKey: region.key });
   /** Items made by the creates' recipes (test/support/creates/), Alice's, by path. */
   let made: string[] | undefined;
-  /** The path of an item of Alice's that `template` (`/comets/{id}`) names, made by the create that makes such items. */
+  /**
+   * The path of an item of Alice's that `template` (`/comets/{id}`, or a route below it such as
+   * `/comets/{id}/launch`) names, made by the create that makes such items.
+   */
   const itemOf = async (template: string): Promise<string> => {
-    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    const segments = template.split('/');
+    // The longest start of the template that ends in a parameter: the item's own path.
+    const end = segments.findLastIndex((segment) => segment.startsWith('{'));
+    const pattern = new RegExp(
+      `^${segments
+        .slice(0, end + 1)
+        .join('/')
+        .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+    );
+    const rest = segments
+      .slice(end + 1)
+      .map((segment) => `/${segment}`)
+      .join('');
     made ??= [];
     const found = made.find((path) => pattern.test(path));
-    if (found) return found;
+    if (found) return found + rest;
     for (const { send } of loadCreateRecipes(DOCUMENT).cases) {
       const answer = await send(recipeCtx(), {});
       if (answer.status !== 201) continue;
       made.push(answer.path);
-      if (pattern.test(answer.path)) return answer.path;
+      if (pattern.test(answer.path)) return answer.path + rest;
     }
     throw new Error(`no create of test/support/creates/ makes an item at ${template}`);
   };
