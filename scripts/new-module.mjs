@@ -2,15 +2,20 @@
 //
 //   npm run new:module -- <name> [<singular>]                      e.g. npm run new:module -- comets
 //   npm run new:module -- <name> [<singular>] --parent <parent>    e.g. npm run new:module -- observations --parent planets
+//   npm run new:module -- <name> [<singular>] --refers-to <other>  e.g. npm run new:module -- missions --refers-to planets
 //
 // <name> is the folder, the route and the table (kebab-case, plural); <singular> names one item
 // (by default <name> without its plural ending: comets → comet, galaxies → galaxy).
 //
-// Top-level, the feature serves GET and POST /<name> and GET /<name>/{id}. With --parent, its
-// items belong to one of the parent's: GET and POST /<parent>/{parentId}/<name> (the parent's 404
-// when it does not exist; a create holds the parent, so that it cannot land under one being
-// deleted), GET and DELETE /<name>/{id} (only its creator deletes it); the parent's feature must
-// offer a lookup that does so through its index.ts (PARENTS in new-module/nested.mjs: planets).
+// Every shape serves GET, PUT and DELETE /<name>/{id}: GET with an ETag (304 to If-None-Match),
+// PUT and DELETE by its creator only (403 for anyone else), under If-Match (412). Top-level, its
+// list and create are GET and POST /<name> (the create takes Idempotency-Key, as every create).
+// With --parent, its items belong to one of the parent's: GET and POST
+// /<parent>/{parentId}/<name> (the parent's 404 when it does not exist; a create holds the
+// parent, so that it cannot land under one being deleted). With --refers-to, its items are
+// top-level and name one of the other feature's in their body (`planetId`: its 404 when there is
+// none; a create or update holds it). Either feature must offer a lookup that does so through its
+// index.ts (PARENTS in new-module/nested.mjs: planets).
 //
 // It writes src/<name>/ (module, controller, service, repository, entity, migration, DTOs,
 // index.ts), a unit and an e2e test, the feature's create recipe for the Location suite
@@ -30,8 +35,9 @@ import { topLevelFiles, topLevelRoutes } from './new-module/top-level.mjs';
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const USAGE =
-  'usage: npm run new:module -- <name> [<singular>] [--parent <parent>], e.g. npm run new:module -- comets, ' +
-  'or npm run new:module -- observations --parent planets';
+  'usage: npm run new:module -- <name> [<singular>] [--parent <parent> | --refers-to <other>], e.g. npm run ' +
+  'new:module -- comets, npm run new:module -- observations --parent planets, or npm run new:module -- missions ' +
+  '--refers-to planets';
 
 function refuse(message) {
   console.error(`new:module: ${message}`);
@@ -40,11 +46,14 @@ function refuse(message) {
 
 const positional = [];
 let parentName;
+let referredName;
 const args = process.argv.slice(2);
 while (args.length > 0) {
   const arg = args.shift();
   if (arg === '--parent') parentName = args.shift() ?? '';
   else if (arg.startsWith('--parent=')) parentName = arg.slice('--parent='.length);
+  else if (arg === '--refers-to') referredName = args.shift() ?? '';
+  else if (arg.startsWith('--refers-to=')) referredName = arg.slice('--refers-to='.length);
   else if (arg.startsWith('-')) refuse(`unknown option ${arg}; ${USAGE}`);
   else positional.push(arg);
 }
@@ -63,12 +72,26 @@ if (parentName !== undefined && !parent) {
       `created under a parent being deleted); only these do: ${parents}`,
   );
 }
-if (parent) {
-  const door = readFileSync(`src/${parent.feature}/index.ts`, 'utf8');
-  const missing = parent.exports.filter((exported) => !new RegExp(`\\b${exported}\\b`).test(door));
-  if (missing.length > 0) {
-    refuse(`--parent ${parentName}: src/${parent.feature}/index.ts does not export ${missing.join(', ')}`);
-  }
+if (parentName !== undefined && referredName !== undefined)
+  refuse(`--parent and --refers-to are two shapes: one of them; ${USAGE}`);
+if (referredName === '' || referredName?.startsWith('-')) {
+  refuse(`--refers-to needs the name of the feature its items refer to: ${parents}`);
+}
+const referred = referredName !== undefined && Object.hasOwn(PARENTS, referredName) ? PARENTS[referredName] : undefined;
+if (referredName !== undefined && !referred) {
+  refuse(
+    `--refers-to ${referredName}: an item that refers to another feature's needs a feature whose index.ts offers a ` +
+      `lookup that answers its 404 and holds it within the new feature's unit of work; only these do: ${parents}`,
+  );
+}
+for (const [option, uses] of [
+  ['--parent', parent],
+  ['--refers-to', referred],
+]) {
+  if (!uses) continue;
+  const door = readFileSync(`src/${uses.feature}/index.ts`, 'utf8');
+  const missing = uses.exports.filter((exported) => !new RegExp(`\\b${exported}\\b`).test(door));
+  if (missing.length > 0) refuse(`${option}: src/${uses.feature}/index.ts does not export ${missing.join(', ')}`);
 }
 
 const singularName = singularArg ?? singularOf(name);
@@ -82,7 +105,7 @@ for (const word of [name, singularName]) {
     );
   }
 }
-const n = namesOf(name, singularName, Date.now());
+const n = { ...namesOf(name, singularName, Date.now()), ref: referred };
 
 const openapi = JSON.parse(readFileSync('openapi.json', 'utf8'));
 const migrations = readdirSync('src', { recursive: true })
@@ -105,6 +128,7 @@ const taken = [
     .map((schema) => `the OpenAPI document already has a schema ${schema}`)[0],
   n.Singular in globalThis && `the entity ${n.Singular} would hide JavaScript's own ${n.Singular}`,
   parent && singularName === parent.one && `one ${singularName} would have the name of its parent`,
+  referred && singularName === referred.one && `one ${singularName} would have the name of what it refers to`,
 ].find(Boolean);
 if (taken) refuse(`cannot create the module "${name}": ${taken}`);
 
@@ -139,6 +163,22 @@ const lists = {
     // Before the modules a test adds, if the list ends with them.
     ['imports: [', ['\n        ...modules,', '\n      ],'], `        ${n.Plural}Module,`],
   ],
+  // Its group in /docs, before the problem types and health, which come last.
+  'src/common/swagger/openapi.ts': [
+    [
+      'const TAGS:',
+      "\n  {\n    name: 'Problems',",
+      `  {
+    name: '${n.Title}',
+    description:
+      '${n.Title}${parent ? ` of ${parent.many}` : ''}: anyone may read them; creating one takes a user (Basic or Bearer), and ' +
+      'only its creator may change or delete it.',
+  },`,
+    ],
+  ],
+  'test/unit/openapi-newcomer.spec.ts': [
+    ['expect(tags.map(({ name }) => name)).toEqual([', "\n      'Problems',", `      '${n.Title}',`],
+  ],
   'test/e2e/route-policies.e2e-spec.ts': [
     ['const EXPECTED: Record<string, string> = {', '\n};', routes['test/e2e/route-policies.e2e-spec.ts']],
   ],
@@ -147,8 +187,8 @@ const lists = {
   ],
   'bench/soak.mjs': [['const OPERATIONS = [', '\n];', routes['bench/soak.mjs']]],
 };
-/** What shows that an earlier run added `entries` already: the first route they name, or themselves. */
-const markerOf = (entries) => /'(GET|POST|PUT|DELETE) [^']+'/.exec(entries)?.[0] ?? entries.trim();
+/** What shows that an earlier run added `entries` already: the first route or tag they name, or themselves. */
+const markerOf = (entries) => /'(GET|POST|PUT|DELETE) [^']+'|name: '[^']+'/.exec(entries)?.[0] ?? entries.trim();
 // Every edit is made before anything is written. A list that names the module or its routes
 // already (an earlier run that failed later) is left as it is.
 const edited = Object.entries(lists).map(([file, additions]) => [

@@ -24,6 +24,7 @@ export function namesOf(name, singular, timestamp) {
     Plural: pascal(name), // Comets: the module, controller, service, repository
     Singular: pascal(singular), // Comet: the entity, the DTOs, the OpenAPI schemas
     plural: camel(name),
+    singular$: camel(singular), // comet: the ETag function's prefix (cometEtag)
     CONSTANT: singular.replaceAll('-', '_').toUpperCase(), // COMET: in constants' names
     table: name.replaceAll('-', '_'),
     Title: words(name)

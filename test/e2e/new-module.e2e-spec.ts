@@ -6,15 +6,15 @@ import { join, relative, resolve } from 'node:path';
 import { usesPostgresServer } from '../support/test-database';
 
 /**
- * `npm run new:module` writes a module that passes every check, top-level and nested. It runs
- * on a copy of the repository (the files git tracks or would, as they are in the working tree;
- * node_modules linked), twice: a top-level feature, then one nested under planets. Then, in the
- * copy: the type check, ESLint and Prettier on what it wrote, the dependency rules, and in one
- * Jest run every suite that lists routes or operations (route-policies, hostile-input,
- * locations, the generated client, the soak's list), the new modules' own tests, and the
- * service suite (the committed openapi.json is the served one; every migration applied, the
- * schema the entities describe). Every response those tests get is checked against the
- * copy's openapi.json.
+ * `npm run new:module` writes a module that passes every check, in each of its three shapes. It
+ * runs on one copy of the repository (the files git tracks or would, as they are in the working
+ * tree; node_modules linked; this checkout's compiled dist/ copied, so that the scaffold's build
+ * is incremental), three times: a top-level feature, one nested under planets, one that refers to
+ * a planet. Then, in the copy: the type check, ESLint and Prettier on what it wrote, the
+ * dependency rules, and in one Jest run every suite that checks features (problem examples,
+ * route policies, hostile input, locations, the generated client, the OpenAPI document's
+ * suites, the soak's list, the service suite) and the new modules' own tests. Every response
+ * those tests get is checked against the copy's openapi.json.
  */
 // Skipped on the suite's second pass, on the PostgreSQL server (DATABASE_URL): the scaffold does
 // not depend on the database, and the first pass, on the embedded one, has run it.
@@ -46,6 +46,7 @@ function OUTSIDE_THE_FOLDER(feature: string): string[] {
 const IN_THE_FOLDER = (feature: string, singular: string) =>
   [
     `src/${feature}/${feature}.controller.ts`,
+    `src/${feature}/${feature}.errors.ts`,
     `src/${feature}/${feature}.module.ts`,
     `src/${feature}/${feature}.repository.ts`,
     `src/${feature}/${feature}.service.ts`,
@@ -58,20 +59,24 @@ const IN_THE_FOLDER = (feature: string, singular: string) =>
   ].sort();
 
 /**
- * The two features the test scaffolds: names no real feature is likely to take (the docs'
- * example is `observations --parent planets`, which a team may well build), so the test
- * keeps working in a checkout that has them.
+ * The three features the test scaffolds, one of each shape: names no real feature is likely to
+ * take (the docs' examples, `observations --parent planets` and `missions --refers-to planets`,
+ * a team may well build), so the test keeps working in a checkout that has them.
  */
-const TOP = { name: 'scratch-comets', singular: 'scratch-comet' };
-const NESTED = { name: 'scratch-notes', singular: 'scratch-note' };
+const TOP = { name: 'scratch-comets', singular: 'scratch-comet', options: [] as string[] };
+const NESTED = { name: 'scratch-notes', singular: 'scratch-note', options: ['--parent', 'planets'] };
+const REFERRING = { name: 'scratch-visits', singular: 'scratch-visit', options: ['--refers-to', 'planets'] };
+const SHAPES = [TOP, NESTED, REFERRING];
 
-/** The suites run on the copy: the new modules' own, and every one that lists routes or operations. */
+/** The suites run on the copy: the new modules' own, and every one that checks features. */
 const SUITES = [
-  `test/unit/${TOP.name}.service.spec.ts`,
-  `test/unit/${NESTED.name}.service.spec.ts`,
+  ...SHAPES.flatMap(({ name }) => [`test/unit/${name}.service.spec.ts`, `test/e2e/${name}.e2e-spec.ts`]),
   'test/unit/soak-operations.spec.ts',
-  `test/e2e/${TOP.name}.e2e-spec.ts`,
-  `test/e2e/${NESTED.name}.e2e-spec.ts`,
+  'test/unit/openapi-names.spec.ts',
+  'test/unit/openapi-newcomer.spec.ts',
+  'test/unit/openapi-validator.spec.ts',
+  'test/unit/problem-types.spec.ts',
+  'test/e2e/problem-examples.e2e-spec.ts',
   'test/e2e/route-policies.e2e-spec.ts',
   'test/e2e/hostile-input.e2e-spec.ts',
   'test/e2e/locations.e2e-spec.ts',
@@ -90,6 +95,8 @@ onFirstPass('npm run new:module', () => {
     });
     for (const file of files.split('\0').filter((f) => f && existsSync(f))) cpSync(file, join(copy, file));
     symlinkSync(resolve('node_modules'), join(copy, 'node_modules'), 'dir');
+    // This run's global setup compiled it: the scaffolds' build and the copy's recompile only what they add.
+    if (existsSync('dist')) cpSync('dist', join(copy, 'dist'), { recursive: true, preserveTimestamps: true });
   });
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
@@ -97,14 +104,14 @@ onFirstPass('npm run new:module', () => {
   // setup made (TEST_*), which hold this checkout's migrations; the copy's own Jest makes its own.
   // Fewer property runs than the suite's own (hostile-input's fuzzing of every route): here
   // they show that the new routes are listed and answer hostile input as the others do, which
-  // a few dozen cases per property show; this run's own hostile-input suite does the rest.
+  // ten cases per property show; this run's own hostile-input suite does the rest.
   const env = {
     ...Object.fromEntries(
       Object.entries(process.env).filter(
         ([name]) => name !== 'DATABASE_URL' && name !== 'JEST_WORKER_ID' && !name.startsWith('TEST_'),
       ),
     ),
-    PROPERTY_RUNS: '30',
+    PROPERTY_RUNS: '10',
   };
   /** Runs a command in the copy. */
   const run = (command: string, ...args: string[]) => {
@@ -148,6 +155,8 @@ onFirstPass('npm run new:module', () => {
       [['notes', '--parent'], '--parent needs the name of the parent'],
       [['image', '--parent', 'planets'], 'the API already has routes under /planets/{planetId}/image'],
       [['notes', '--verbose'], 'unknown option --verbose'],
+      [['visits', '--refers-to', 'users'], 'only these do: planets (PlanetsLookup, src/celestial-bodies/index.ts)'],
+      [['visits', '--parent', 'planets', '--refers-to', 'planets'], '--parent and --refers-to are two shapes'],
     ] as const;
     for (const [args, reason] of refusals) {
       expect({ args, ...run(process.execPath, 'scripts/new-module.mjs', ...args) }).toMatchObject({
@@ -159,22 +168,18 @@ onFirstPass('npm run new:module', () => {
     expect(changedFiles()).toEqual([]);
   });
 
-  it('writes a top-level module, changing outside its folder the files docs/development.md lists', () => {
-    succeed('npm', 'run', 'new:module', '--', TOP.name);
-    const changed = changedFiles();
-    expect(outsideFolders([TOP.name], changed)).toEqual(OUTSIDE_THE_FOLDER(TOP.name));
-    expect(inFolders([TOP.name], changed)).toEqual(IN_THE_FOLDER(TOP.name, TOP.singular));
-  }, 120_000);
-
-  it('writes a nested module under planets, changing outside its folder the same files', () => {
-    succeed('npm', 'run', 'new:module', '--', NESTED.name, '--parent', 'planets');
-    const changed = changedFiles();
-    const both = [TOP.name, NESTED.name];
-    expect(outsideFolders(both, changed)).toEqual(
-      [...new Set([...OUTSIDE_THE_FOLDER(TOP.name), ...OUTSIDE_THE_FOLDER(NESTED.name)])].sort(),
-    );
-    expect(inFolders([NESTED.name], changed)).toEqual(IN_THE_FOLDER(NESTED.name, NESTED.singular));
-  }, 120_000);
+  it('writes a module of each shape (top-level, nested under planets, referring to a planet), changing outside its folder the files docs/development.md lists', () => {
+    for (const { name, singular, options } of SHAPES) {
+      succeed('npm', 'run', 'new:module', '--', name, ...options);
+      const changed = changedFiles();
+      const done = SHAPES.slice(0, SHAPES.findIndex((shape) => shape.name === name) + 1).map((shape) => shape.name);
+      expect({ name, outside: outsideFolders(done, changed) }).toEqual({
+        name,
+        outside: [...new Set(done.flatMap((feature) => OUTSIDE_THE_FOLDER(feature)))].sort(),
+      });
+      expect(inFolders([name], changed)).toEqual(IN_THE_FOLDER(name, singular));
+    }
+  }, 300_000);
 
   it('writes modules that type-check, lint and keep the dependency rules', () => {
     succeed('npm', 'run', 'typecheck');
@@ -187,7 +192,7 @@ onFirstPass('npm run new:module', () => {
   }, 300_000);
 
   it(
-    'passes their tests and every suite that lists routes: route-policies, hostile-input, locations, the generated client, the soak',
+    'passes their tests and every suite that checks features: problem examples, route policies, hostile input, locations, the generated client, the OpenAPI document, the soak',
     () => {
       const { status, output } = run(
         'npm',

@@ -90,3 +90,96 @@ export function expectExampleAnswer(body: ProblemExample, key: string, example =
   expect(body.detail).toMatch(detailPattern(example.detail));
   expect((body.errors ?? []).map((e) => e.field)).toEqual((example.errors ?? []).map((e) => e.field));
 }
+
+// ---------------------------------------------------------------------------------------
+// Requests made from the document: what a route's common answers need, read from its operation
+
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  enum?: unknown[];
+  example?: unknown;
+  examples?: unknown[];
+  minimum?: number;
+  minLength?: number;
+  maxLength?: number;
+  required?: string[];
+  properties?: Record<string, Schema>;
+  allOf?: Schema[];
+  items?: Schema;
+}
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Schema;
+}
+export interface DocumentOperation {
+  security?: Record<string, unknown>[];
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+}
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, DocumentOperation>>;
+  components?: { schemas?: Record<string, Schema> };
+}
+
+/** Who an operation lets in: anyone, a signed-in user, or a region key. */
+export function callerOf(operation: DocumentOperation): 'public' | 'user' | 'region-key' {
+  const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+  if (schemes.includes('apiKeyHeader')) return 'region-key';
+  return schemes.length > 0 ? 'user' : 'public';
+}
+
+/** `schema` with its $ref and allOf resolved against `document`. */
+export function resolveSchema(document: OpenApiDocument, schema: Schema | undefined): Schema {
+  if (!schema) return {};
+  if (schema.$ref) return resolveSchema(document, document.components?.schemas?.[schema.$ref.split('/').pop()!]);
+  if (schema.allOf) return Object.assign({}, ...schema.allOf.map((part) => resolveSchema(document, part)), schema);
+  return schema;
+}
+
+/** The JSON body's schema of `operation`, if it takes one. */
+export const jsonBodySchema = (document: OpenApiDocument, operation: DocumentOperation): Schema | undefined => {
+  const schema = operation.requestBody?.content?.['application/json']?.schema;
+  return schema && resolveSchema(document, schema);
+};
+
+/**
+ * A valid body for `schema`: each required property (and each with an example) at its example,
+ * `reference(name)` for a property that refers to another resource by id (e.g. `planetId`).
+ */
+export function sampleBody(
+  document: OpenApiDocument,
+  schema: Schema,
+  reference: (property: string) => unknown,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(schema.properties ?? {})) {
+    const property = resolveSchema(document, raw);
+    const referred = reference(name);
+    if (referred !== undefined) body[name] = referred;
+    else if (property.example !== undefined) body[name] = property.example;
+    else if (property.examples?.length) body[name] = property.examples[0];
+    else if (property.enum?.length) body[name] = property.enum[0];
+    else if (property.properties && schema.required?.includes(name)) {
+      body[name] = sampleBody(document, property, reference);
+    }
+  }
+  return body;
+}
+
+/** A value `schema` refuses (a string too short or too long, an integer below its minimum or not one), if there is one. */
+export function refusedValue(schema: Schema): unknown {
+  const type = [schema.type].flat()[0];
+  if (type === 'integer' || type === 'number') return schema.minimum !== undefined ? schema.minimum - 1 : 'x';
+  if (schema.format === 'uuid') return 'not-a-uuid';
+  if (type === 'string') {
+    if (schema.enum) return 'not-one-of-them';
+    if ((schema.minLength ?? 0) > 0) return '';
+    if (schema.maxLength !== undefined) return 'x'.repeat(schema.maxLength + 1);
+  }
+  if (type === 'boolean') return 'x';
+  return undefined;
+}

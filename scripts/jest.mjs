@@ -1,0 +1,32 @@
+// Jest, with each bare word of its command line (`npm run test:e2e -- missions`) taken as a
+// whole name rather than as any part of a path: Jest's own reading of it is a regular
+// expression on the test file's path, so `missions` would also run region-keys-permissions.
+// A whole name starts the path or follows `/`, `.` or `-`, and ends it or is followed by one
+// of them: `region-keys` runs region-keys.e2e-spec.ts and region-keys-permissions.e2e-spec.ts,
+// `missions` runs missions.e2e-spec.ts only. Anything else (a path, a regular expression, a
+// flag and its value) reaches Jest as it is.
+const TAKES_A_VALUE = new Set([
+  '-c',
+  '--config',
+  '-t',
+  '--testNamePattern',
+  '-w',
+  '--maxWorkers',
+  '--outputFile',
+  '--selectProjects',
+  '--shard',
+  '--seed',
+  '--testTimeout',
+  '--reporters',
+]);
+const BARE_WORD = /^[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*$/;
+
+const args = process.argv.slice(2);
+process.argv.splice(
+  2,
+  args.length,
+  ...args.map((arg, index) =>
+    BARE_WORD.test(arg) && !TAKES_A_VALUE.has(args[index - 1]) ? `(^|[/.-])${arg}([/.-]|$)` : arg,
+  ),
+);
+await import('../node_modules/jest/bin/jest.js');
