@@ -7,6 +7,7 @@ import { CelestialBodiesController } from './celestial-bodies.controller';
 import { CelestialBodiesRepository } from './celestial-bodies.repository';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { CelestialBodiesSettings } from './celestial-bodies.settings';
+import { PlanetImagesController } from './planet-images.controller';
 import { PlanetsController } from './planets.controller';
 import { PlanetsLookup } from './planets-lookup';
 import { SampleData, SampleSeeder } from './sample-data';
@@ -19,7 +20,7 @@ import { UploadSlots } from './upload-slots';
  */
 @Module({
   imports: [ConfigModule.forFeature(CelestialBodiesSettings), UsersModule, IdempotencyModule],
-  controllers: [PlanetsController, CelestialBodiesController],
+  controllers: [PlanetsController, PlanetImagesController, CelestialBodiesController],
   providers: [CelestialBodiesRepository, CelestialBodiesService, PlanetsLookup, SampleSeeder, SampleData, UploadSlots],
   exports: [PlanetsLookup, SampleSeeder],
 })

@@ -1,9 +1,11 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { ApiParamOptions } from '@nestjs/swagger';
+import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { ApiParam, type ApiParamOptions } from '@nestjs/swagger';
 
-import { ValidationFailedError } from '../common/problem';
+import { NOT_FOUND, VALIDATION, ValidationFailedError } from '../common/problem';
+import { ApiProblems } from '../common/swagger';
 import { refusalOf } from '../common/validation';
 import { INT4_MAX } from '../database';
+import { PlanetNotFoundError } from './celestial-bodies.errors';
 
 const POSITIVE_INTEGER = /^[1-9]\d{0,9}$/;
 
@@ -38,3 +40,17 @@ export const PLANET_ID_PARAM: ApiParamOptions = {
   description: 'The ID of the planet',
   schema: { type: 'integer', format: 'int64', minimum: 1, maximum: INT4_MAX, examples: [1] },
 };
+
+/**
+ * Documents a route's `planetId`: the parameter, its 400, and the 404 of no such planet.
+ * List it above the route's own @ApiProblems: of two examples of one problem type, the
+ * route's own is kept.
+ */
+export const ApiPlanetId = () =>
+  applyDecorators(
+    ApiParam(PLANET_ID_PARAM),
+    ApiProblems(
+      { types: [VALIDATION], description: 'planetId is not a positive integer.', examples: [INVALID_PLANET_ID] },
+      { types: [NOT_FOUND], description: 'No planet with this id.', examples: [() => new PlanetNotFoundError(42)] },
+    ),
+  );

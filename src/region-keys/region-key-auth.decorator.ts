@@ -133,10 +133,7 @@ export const RegionKeyAuth = (permission: Permission): MethodDecorator =>
           description: 'Missing, malformed, unknown or revoked API key.',
           examples: [() => new InvalidApiKeyError()],
         },
-        {
-          types: [UNAVAILABLE],
-          description: 'The database is busy or unavailable; retry after the time given in Retry-After.',
-        },
+        UNAVAILABLE,
       ),
     ],
   });

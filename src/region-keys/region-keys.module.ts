@@ -6,7 +6,9 @@ import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
 import { KeyExpiryMetric } from './key-expiry-metric';
+import { KeyUsageController } from './key-usage/key-usage.controller';
 import { KeyUsageModule } from './key-usage/key-usage.module';
+import { RegionEventsController } from './region-events.controller';
 import { RegionEventsRepository } from './region-events.repository';
 import { UnusableKeyRefusal } from './region-key-auth.decorator';
 import { RegionKeysController } from './region-keys.controller';
@@ -22,7 +24,7 @@ import { RegionKeysSettings } from './region-keys.settings';
  */
 @Module({
   imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],
-  controllers: [RegionKeysController],
+  controllers: [RegionKeysController, KeyUsageController, RegionEventsController],
   providers: [
     RegionKeysRepository,
     RegionEventsRepository,

@@ -35,7 +35,7 @@ const DEFAULT_DESCRIPTIONS: Record<number, string> = {
   415: 'The request body is not JSON.',
   429: 'Too many requests; see Retry-After.',
   500: 'The server failed; the cause is logged, not told.',
-  503: 'Temporarily unavailable; retry after the time given in Retry-After.',
+  503: 'Temporarily unavailable (the database is busy or unreachable); retry after the time given in Retry-After.',
 };
 
 /** Problem types one response status of an operation can carry, with what they mean there. */
@@ -196,13 +196,14 @@ export const jsonBodyProblems = (invalid: string, invalidExample: ProblemExample
 
 /**
  * A route that takes no body still has one parsed when a client sends it: such a body can
- * be malformed JSON, too large, or of another media type. `invalid` says what the route's
- * parameters may get wrong, and `invalidExample` is its answer to one of them.
+ * be malformed JSON, too large, or of another media type. `invalidExample` is the route's
+ * answer to a bad parameter (whose 400 its parameter's decorator describes), or `invalid`
+ * says what its parameters may get wrong.
  */
-export const unexpectedBodyProblems = (invalid: string, invalidExample: ProblemExample): ProblemResponse[] => [
+export const unexpectedBodyProblems = (invalidExample: ProblemExample, invalid?: string): ProblemResponse[] => [
   {
     types: [VALIDATION, MALFORMED_JSON],
-    description: `${invalid} Or a body was sent (this request takes none) that is not valid JSON.`,
+    description: `${invalid ? `${invalid} Or a` : 'A'} body was sent (this request takes none) that is not valid JSON.`,
     examples: [invalidExample],
   },
   {

@@ -157,6 +157,7 @@ export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSet
   // An operation is named after its handler, unless it names itself.
   const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (_controller, method) => method });
   markPublicOperations(document);
+  unwrapOperationDescriptions(document);
   documentProblemTypes(document, settings.ownBaseUrl);
   return document;
 }
@@ -171,6 +172,19 @@ function markPublicOperations(document: OpenAPIObject): void {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = pathItem[method];
       if (operation && !operation.security) operation.security = [];
+    }
+  }
+}
+
+/**
+ * An operation's description is its handler's JSDoc @remarks, wrapped to the source's line
+ * width: a line break inside a paragraph is a space (Markdown reads it so too).
+ */
+function unwrapOperationDescriptions(document: OpenAPIObject): void {
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = pathItem[method];
+      if (operation?.description) operation.description = operation.description.replace(/(?<!\n)\n(?!\n)/g, ' ');
     }
   }
 }
