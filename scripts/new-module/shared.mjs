@@ -231,7 +231,7 @@ ${parentParam}  @ApiCreatedResponse({
   @ConditionalChange(${n.CONSTANT}_TAGS)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(
-    ...unexpectedBodyProblems('id is not a UUID.', () => notAUuid('id')),
+    ...unexpectedBodyProblems(() => notAUuid('id'), 'id is not a UUID.'),
     NOT_CREATOR,
     ${n.CONSTANT}_NOT_FOUND,
     UNAVAILABLE,
