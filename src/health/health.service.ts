@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 
 import { ShutdownState } from '../common/lifecycle';
-import { RateLimitStore } from '../common/rate-limit';
+import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit';
 import { DatabaseHealth } from '../database';
 
 /** A probe answers within this, whatever a silent dependency does (orchestrators time probes out). */
@@ -21,7 +21,7 @@ const REDIS_STATE = { redis: 'up', 'redis-away': 'degraded', memory: 'not config
 export class HealthService {
   constructor(
     private readonly database: DatabaseHealth,
-    private readonly counters: RateLimitStore,
+    @Inject(RATE_LIMIT_STORE) private readonly counters: RateLimitStore,
     private readonly shutdown: ShutdownState,
   ) {}
 
