@@ -4,7 +4,7 @@ import { type ProblemExample, TOO_MANY_REQUESTS, UNAVAILABLE } from '../problem/
 import { ApiProblems } from '../swagger/api-problems.decorator';
 import { SIGNUP_POLICY } from './client-throttler.guard';
 import { LOGIN_FAILURES_POLICY } from './login-throttle';
-import { signupLimitDetail, tooManyLoginFailures, TooManyRequestsError } from './too-many-requests.error';
+import { tooManyLoginFailures, tooManySignups } from './too-many-requests.error';
 
 export const RATE_LIMIT_HEADERS = {
   'RateLimit-Policy': {
@@ -49,12 +49,6 @@ export const ApiLoginRateLimited = (
   );
 
 export const ApiSignupRateLimited = () =>
-  ApiRateLimited(
-    'Too many sign-ups from this client; see Retry-After.',
-    () =>
-      new TooManyRequestsError(
-        signupLimitDetail(SAMPLE_RETRY_AFTER),
-        { name: SIGNUP_POLICY, limit: 20, windowSeconds: 60 },
-        SAMPLE_RETRY_AFTER,
-      ),
+  ApiRateLimited('Too many sign-ups from this client; see Retry-After.', () =>
+    tooManySignups({ name: SIGNUP_POLICY, limit: 20, windowSeconds: 60 }, SAMPLE_RETRY_AFTER),
   );

@@ -22,9 +22,8 @@ export const tooManyLoginFailures = (policy: RateLimitPolicy, retryAfter: number
     retryAfter,
   );
 
-/** The detail of a refused sign-up (the throttler's errorMessage). */
-export const signupLimitDetail = (retryAfter: number): string =>
-  `Too many sign-ups from your address. Retry in ${retryAfter} seconds.`;
+export const tooManySignups = (policy: RateLimitPolicy, retryAfter: number): TooManyRequestsError =>
+  new TooManyRequestsError(`Too many sign-ups from your address. Retry in ${retryAfter} seconds.`, policy, retryAfter);
 
 declareProblemExample(TOO_MANY_REQUESTS, () =>
   tooManyLoginFailures({ name: 'login-failures', limit: 10, windowSeconds: 900 }, 42),
