@@ -199,6 +199,22 @@ describe('redis rate-limit store while Redis is away', () => {
     expect(await hits('e', 1)).toEqual([1]);
   });
 
+  it('stays on Redis once it is back, even when the connection dropped with a command unanswered', async () => {
+    await open();
+    await proxy.setMode('silent');
+    const unanswered = hits('f', 1);
+    await sleep(COMMAND_TIMEOUT_MS / 4);
+    // Reset, then back at once: the client is ready again before that command's timeout.
+    await proxy.setMode('refuse');
+    await proxy.setMode('forward');
+    expect(await unanswered).toEqual([1]);
+    await until(() => store.counting === 'redis');
+    await sleep(COMMAND_TIMEOUT_MS * 2);
+    expect(store.counting).toBe('redis');
+    expect(await hits('f', 1)).toEqual([1]);
+    expect({ warnings: warnings.length, infos: infos.length }).toEqual({ warnings: 1, infos: 1 });
+  });
+
   it('shows the degraded state in a gauge', async () => {
     const registry = new Registry();
     const gauges = new PrometheusScrapedGauges(registry, 'region_keys_api_');
