@@ -4,9 +4,8 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 import { AppConfig } from '../../config/app-config';
 import { SecurityCounters } from '../metrics/security-counters';
-import { clientAddressKey } from './client-address';
 import { rateLimitHeaders, type RateLimitPolicy } from './rate-limit-headers';
-import { counterKey, RateLimitStore, takeHit, toSeconds } from './rate-limit-store';
+import { clientKey, RateLimitStore, takeHit, toSeconds } from './rate-limit-store';
 import { tooManySignups } from './too-many-requests.error';
 
 /** The name clients see in RateLimit-Policy and RateLimit for the sign-up limit. */
@@ -20,17 +19,15 @@ export class ClientThrottlerGuard implements CanActivate {
 
   constructor(
     store: RateLimitStore,
-    config: AppConfig,
+    { SIGNUP_RATE_LIMIT: limit, SIGNUP_RATE_WINDOW_SECONDS: windowSeconds }: AppConfig,
     private readonly counters: SecurityCounters,
   ) {
-    const { SIGNUP_RATE_LIMIT: limit, SIGNUP_RATE_WINDOW_SECONDS: windowSeconds } = config;
-    const policy = { name: SIGNUP_POLICY, limit, windowSeconds };
-    [this.policy, this.limiter] = [policy, store.limiter(policy)];
+    this.limiter = store.limiter((this.policy = { name: SIGNUP_POLICY, limit, windowSeconds }));
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
-    const key = counterKey(clientAddressKey(http.getRequest<FastifyRequest>().ip));
+    const key = clientKey(http.getRequest<FastifyRequest>().ip);
     const hit = await takeHit(this.limiter, key, (retryAfter) => {
       this.counters.rateLimited('signup');
       return tooManySignups(this.policy, retryAfter);

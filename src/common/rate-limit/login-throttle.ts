@@ -3,9 +3,8 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 import { AppConfig } from '../../config/app-config';
 import { SecurityCounters } from '../metrics/security-counters';
-import { clientAddressKey } from './client-address';
 import type { RateLimitPolicy, RateLimitState } from './rate-limit-headers';
-import { counterKey, RateLimitStore, takeHit, toSeconds } from './rate-limit-store';
+import { clientKey, RateLimitStore, takeHit, toSeconds } from './rate-limit-store';
 import { tooManyLoginFailures } from './too-many-requests.error';
 
 /** The name of the failed-sign-in limit, in its counters and RateLimit-Policy. */
@@ -14,10 +13,9 @@ export const LOGIN_FAILURES_POLICY = 'login-failures';
 export type LoginAllowance = RateLimitState & { policy: RateLimitPolicy };
 
 /**
- * Limits failed sign-ins (POST /auth/token and Basic alike) per client address and email. An
- * attempt takes a hit, atomically, before its password is checked, and gives it back if right:
- * past the limit an attempt is refused before bcrypt runs, a right password among many
- * concurrent wrong ones learns nothing, and a user who signs in often is never locked out.
+ * Failed sign-ins (POST /auth/token and Basic) per client address and email. An attempt takes a
+ * hit before its password is checked and gives it back if right: past the limit bcrypt does not
+ * run, a right password among concurrent wrong ones learns nothing, and no frequent user is locked out.
  */
 @Injectable()
 export class LoginThrottle {
@@ -26,12 +24,10 @@ export class LoginThrottle {
 
   constructor(
     private readonly store: RateLimitStore,
-    config: AppConfig,
+    { LOGIN_FAILURE_LIMIT: limit, LOGIN_FAILURE_WINDOW_SECONDS: windowSeconds }: AppConfig,
     private readonly counters: SecurityCounters,
   ) {
-    const { LOGIN_FAILURE_LIMIT: limit, LOGIN_FAILURE_WINDOW_SECONDS: windowSeconds } = config;
-    const policy = { name: LOGIN_FAILURES_POLICY, limit, windowSeconds };
-    [this.policy, this.limiter] = [policy, store.limiter(policy)];
+    this.limiter = store.limiter((this.policy = { name: LOGIN_FAILURES_POLICY, limit, windowSeconds }));
   }
 
   /** `attempt` resolves to null for wrong credentials, which keep the hit; a success or an error gives it back. */
@@ -40,7 +36,7 @@ export class LoginThrottle {
     email: string,
     attempt: () => Promise<T | null>,
   ): Promise<{ result: T | null; allowance: LoginAllowance }> {
-    const key = counterKey(clientAddressKey(clientAddress), email);
+    const key = clientKey(clientAddress, email);
     const counting = this.store.counting;
     const hit = await takeHit(this.limiter, key, (retryAfter) => this.tooMany(retryAfter));
     let failed = false;
@@ -57,7 +53,7 @@ export class LoginThrottle {
 
   /** For credentials already verified (the Basic cache): refuses with 429 when no attempt is left, taking none. */
   async assertAllowed(clientAddress: string, email: string): Promise<void> {
-    const window = await this.limiter.get(counterKey(clientAddressKey(clientAddress), email));
+    const window = await this.limiter.get(clientKey(clientAddress, email));
     if (window && window.consumedPoints >= this.policy.limit) throw this.tooMany(toSeconds(window.msBeforeNext));
   }
 
