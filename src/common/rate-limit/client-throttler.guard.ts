@@ -22,7 +22,8 @@ export class ClientThrottlerGuard implements CanActivate {
     { SIGNUP_RATE_LIMIT: limit, SIGNUP_RATE_WINDOW_SECONDS: windowSeconds }: AppConfig,
     private readonly counters: SecurityCounters,
   ) {
-    this.limiter = store.limiter((this.policy = { name: SIGNUP_POLICY, limit, windowSeconds }));
+    const policy = { name: SIGNUP_POLICY, limit, windowSeconds };
+    [this.policy, this.limiter] = [policy, store.limiter(policy)];
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -27,7 +27,8 @@ export class LoginThrottle {
     { LOGIN_FAILURE_LIMIT: limit, LOGIN_FAILURE_WINDOW_SECONDS: windowSeconds }: AppConfig,
     private readonly counters: SecurityCounters,
   ) {
-    this.limiter = store.limiter((this.policy = { name: LOGIN_FAILURES_POLICY, limit, windowSeconds }));
+    const policy = { name: LOGIN_FAILURES_POLICY, limit, windowSeconds };
+    [this.policy, this.limiter] = [policy, store.limiter(policy)];
   }
 
   /** `attempt` resolves to null for wrong credentials, which keep the hit; a success or an error gives it back. */
