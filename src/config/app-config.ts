@@ -6,6 +6,7 @@ import { API_ENVIRONMENTS, type ApiEnvironment } from '../common/auth/api-key-fo
 import { isPlainHost } from '../common/http/location';
 import { IntSetting } from './int-setting';
 import { lookalikeWarnings } from './lookalike-settings';
+import { proxyListProblem } from './proxy-networks';
 import {
   ConfigValidationError,
   contextOf,
@@ -41,7 +42,7 @@ const toTrustProxy = ({ value }: { value: unknown }) => {
   return v.split(',').map((entry) => entry.trim());
 };
 /** Whether @fastify/proxy-addr accepts the list: addresses and CIDRs (or its names: loopback, linklocal, uniquelocal). */
-const isProxyList = (value: unknown): boolean => {
+const isProxyAddrList = (value: unknown): value is string[] => {
   if (!Array.isArray(value) || value.length === 0 || value.some((entry) => typeof entry !== 'string' || entry === ''))
     return false;
   try {
@@ -244,8 +245,9 @@ export class AppConfig {
       validate: (value: unknown) =>
         value === false ||
         (Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 10) ||
-        isProxyList(value),
-      defaultMessage: () =>
+        (isProxyAddrList(value) && proxyListProblem(value) === undefined),
+      defaultMessage: (args) =>
+        (isProxyAddrList(args?.value) && proxyListProblem(args.value)) ||
         'TRUST_PROXY must be false, a number of proxy hops (1..10), or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.0/8,127.0.0.1); true would let any client choose its own address',
     },
   })
