@@ -161,8 +161,27 @@ export class AppConfig {
   })
   DATABASE_URL?: string;
 
+  /**
+   * The embedded database's directory; `memory://` (tests) keeps it in memory only, lost at each
+   * exit, which production refuses rather than start a service that forgets everything.
+   */
   @IsString()
   @MinLength(1)
+  @ValidateBy({
+    name: 'durableDataDir',
+    validator: {
+      validate: (value: unknown, args) => {
+        const config = args?.object as AppConfig;
+        return !(
+          config.isProduction &&
+          config.DATABASE_URL === EMBEDDED_DATABASE &&
+          String(value).startsWith('memory://')
+        );
+      },
+      defaultMessage: () =>
+        'DATA_DIR must be a directory in production: memory:// keeps the embedded database in memory only, and everything is lost at each restart (or set DATABASE_URL to a PostgreSQL server)',
+    },
+  })
   DATA_DIR = './data';
 
   @IntSetting({ min: 1, max: 200 })

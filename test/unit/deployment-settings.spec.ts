@@ -26,6 +26,24 @@ describe('DATABASE_URL in production', () => {
     expect(server.postgresUrl).toBe('postgres://db/app');
   });
 
+  it('refuses an embedded database kept in memory only (DATA_DIR=memory://), which forgets everything at each restart', () => {
+    for (const dataDir of ['memory://', 'memory:///tmp/image.tar']) {
+      expect(() =>
+        loadConfig({ ...PRODUCTION, DATABASE_URL: 'embedded', DATA_DIR: dataDir }, FEATURE_SETTINGS),
+      ).toThrow(
+        /DATA_DIR=".*": DATA_DIR must be a directory in production: memory:\/\/ keeps the embedded database in memory only/,
+      );
+    }
+    // A directory, a PostgreSQL server (DATA_DIR unused), and tests keep working.
+    expect(loadConfig({ ...PRODUCTION, DATABASE_URL: 'embedded', DATA_DIR: '/data' }, FEATURE_SETTINGS).DATA_DIR).toBe(
+      '/data',
+    );
+    expect(loadConfig({ ...PRODUCTION, DATABASE_URL: 'postgres://db/app', DATA_DIR: 'memory://' }).postgresUrl).toBe(
+      'postgres://db/app',
+    );
+    expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://' }).DATA_DIR).toBe('memory://');
+  });
+
   it('stays optional elsewhere, where an absent one and `embedded` both mean the embedded database', () => {
     expect(loadConfig({}).postgresUrl).toBeUndefined();
     expect(loadConfig({ DATABASE_URL: 'embedded' }).postgresUrl).toBeUndefined();
