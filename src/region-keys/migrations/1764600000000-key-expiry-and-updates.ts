@@ -22,12 +22,13 @@ export class KeyExpiryAndUpdates1764600000000 implements MigrationInterface {
 
   /**
    * A rollback never makes a key more powerful: the older build knows no expiry, so a key that
-   * has one would become permanent. An expired key is revoked as of its expiry (it already
-   * works no more); while a key that has not expired yet has one, the revert is refused.
+   * has one would become permanent. A key with one that has stopped (expired, or its roll
+   * ended) is revoked as of then; while a working key has one, the revert is refused.
    */
   async down(q: QueryRunner): Promise<void> {
     const [{ expiring }] = (await q.query(
-      `SELECT count(*)::int AS expiring FROM "api_keys" WHERE "expires_at" > now() AND "revoked_at" IS NULL`,
+      `SELECT count(*)::int AS expiring FROM "api_keys"
+        WHERE "expires_at" > now() AND "revoked_at" IS NULL AND ("revokes_at" IS NULL OR "revokes_at" > now())`,
     )) as { expiring: number }[];
     if (expiring > 0) {
       throw new Error(
@@ -45,8 +46,10 @@ export class KeyExpiryAndUpdates1764600000000 implements MigrationInterface {
           'are never deleted: this migration cannot be reverted. Nothing was changed.',
       );
     }
+    // Stopped already, by its expiry or an earlier end of its roll: revoked as of then.
     await q.query(
-      `UPDATE "api_keys" SET "revoked_at" = "expires_at" WHERE "expires_at" IS NOT NULL AND "revoked_at" IS NULL`,
+      `UPDATE "api_keys" SET "revoked_at" = LEAST("expires_at", "revokes_at")
+        WHERE "expires_at" IS NOT NULL AND "revoked_at" IS NULL`,
     );
     await q.query(`ALTER TABLE "region_events" DROP COLUMN "changes"`);
     await q.query(`ALTER TABLE "region_events" DROP COLUMN "api_key_expires_at"`);
