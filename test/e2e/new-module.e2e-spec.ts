@@ -1,8 +1,10 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
 
+import { HANDED_DOWN, TEMPLATE_ENV } from '../support/database-templates';
 import { usesPostgresServer } from '../support/test-database';
 
 /**
@@ -100,9 +102,10 @@ onFirstPass('npm run new:module', () => {
   });
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-  // Not this run's: its database, its worker, its tier, and the database templates its global
-  // setup made (TEST_*), which hold this checkout's migrations; the copy's own Jest makes its own.
-  // Fewer property runs than the suite's own (hostile-input's fuzzing of every route): here
+  // Not this run's: its database, its worker, its tier, and what else its global setup set
+  // (TEST_*). Its embedded templates, though, are handed down (HANDED_DOWN): they hold every
+  // migration but the scaffolds', which each app of the copy applies at start; and the copy's
+  // dist/ is current, the scaffolds having compiled it. Fewer property runs than the suite's own (hostile-input's fuzzing of every route): here
   // they show that the new routes are listed and answer hostile input as the others do, which
   // ten cases per property show; this run's own hostile-input suite does the rest.
   const env = {
@@ -111,6 +114,10 @@ onFirstPass('npm run new:module', () => {
         ([name]) => name !== 'DATABASE_URL' && name !== 'JEST_WORKER_ID' && !name.startsWith('TEST_'),
       ),
     ),
+    ...Object.fromEntries(
+      [TEMPLATE_ENV.embeddedImage, TEMPLATE_ENV.embeddedDataDir].map((name) => [name, process.env[name] ?? '']),
+    ),
+    [HANDED_DOWN]: '1',
     PROPERTY_RUNS: '10',
   };
   /** Runs a command in the copy. */
@@ -123,6 +130,14 @@ onFirstPass('npm run new:module', () => {
     const { status, output } = run(command, ...args);
     if (status !== 0) throw new Error(`${[command, ...args].join(' ')} exited with ${status}:\n${output.slice(-8000)}`);
   };
+  /** As succeed(), beside other commands. */
+  const succeedAlongside = async (command: string, ...args: string[]) =>
+    promisify(execFile)(command, args, { cwd: copy, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).catch(
+      (err: { code?: number; stdout?: string; stderr?: string }) => {
+        const output = `${err.stdout ?? ''}${err.stderr ?? ''}${String(err)}`;
+        throw new Error(`${[command, ...args].join(' ')} exited with ${err.code}:\n${output.slice(-8000)}`);
+      },
+    );
 
   /** The files below `dir`, not following links (node_modules is one). */
   const filesIn = (dir: string): string[] =>
@@ -181,14 +196,18 @@ onFirstPass('npm run new:module', () => {
     }
   }, 300_000);
 
-  it('writes modules that type-check, lint and keep the dependency rules', () => {
-    succeed('npm', 'run', 'typecheck');
+  it('writes modules that type-check, lint and keep the dependency rules', async () => {
     const changed = changedFiles();
     const sources = changed.filter((file) => file.endsWith('.ts'));
-    succeed(process.execPath, 'node_modules/eslint/bin/eslint.js', '--max-warnings', '0', ...sources);
     const formatted = changed.filter((file) => !file.endsWith('.json'));
-    succeed(process.execPath, 'node_modules/prettier/bin/prettier.cjs', '--check', ...formatted);
-    succeed('npm', 'run', 'lint:deps');
+    // Side by side: each is one process on one core.
+    await Promise.all([
+      succeedAlongside('npm', 'run', 'typecheck'),
+      succeedAlongside(process.execPath, 'node_modules/eslint/bin/eslint.js', '--max-warnings', '0', ...sources),
+      succeedAlongside(process.execPath, 'node_modules/prettier/bin/prettier.cjs', '--check', ...formatted).then(() =>
+        succeedAlongside('npm', 'run', 'lint:deps'),
+      ),
+    ]);
   }, 300_000);
 
   it(
