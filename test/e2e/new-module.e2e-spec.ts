@@ -1,8 +1,7 @@
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { promisify } from 'node:util';
 
 import { HANDED_DOWN, TEMPLATE_ENV } from '../support/database-templates';
 import { usesPostgresServer } from '../support/test-database';
@@ -88,6 +87,8 @@ const SUITES = [
 
 onFirstPass('npm run new:module', () => {
   let copy: string;
+  /** The Jest run on the copy, started beside the checks. */
+  let suites: Promise<{ status: number | null; output: string }> | undefined;
 
   beforeAll(() => {
     // Real: Jest reports the suites it ran by their real paths.
@@ -100,7 +101,10 @@ onFirstPass('npm run new:module', () => {
     // This run's global setup compiled it: the scaffolds' build and the copy's recompile only what they add.
     if (existsSync('dist')) cpSync('dist', join(copy, 'dist'), { recursive: true, preserveTimestamps: true });
   });
-  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+  afterAll(async () => {
+    await suites;
+    rmSync(copy, { recursive: true, force: true });
+  });
 
   // Not this run's: its database, its worker, its tier, and what else its global setup set
   // (TEST_*). Its embedded templates, though, are handed down (HANDED_DOWN): they hold every
@@ -130,14 +134,24 @@ onFirstPass('npm run new:module', () => {
     const { status, output } = run(command, ...args);
     if (status !== 0) throw new Error(`${[command, ...args].join(' ')} exited with ${status}:\n${output.slice(-8000)}`);
   };
+  /** As run(), beside other commands. */
+  const runAlongside = (command: string, ...args: string[]) =>
+    new Promise<{ status: number | null; output: string }>((done) => {
+      const child = spawn(command, args, { cwd: copy, env });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('error', (err) => (output += String(err)));
+      child.on('close', (status) => done({ status, output }));
+    });
   /** As succeed(), beside other commands. */
-  const succeedAlongside = async (command: string, ...args: string[]) =>
-    promisify(execFile)(command, args, { cwd: copy, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).catch(
-      (err: { code?: number; stdout?: string; stderr?: string }) => {
-        const output = `${err.stdout ?? ''}${err.stderr ?? ''}${String(err)}`;
-        throw new Error(`${[command, ...args].join(' ')} exited with ${err.code}:\n${output.slice(-8000)}`);
-      },
-    );
+  const succeedAlongside = async (command: string, ...args: string[]) => {
+    const { status, output } = await runAlongside(command, ...args);
+    if (status !== 0) throw new Error(`${[command, ...args].join(' ')} exited with ${status}:\n${output.slice(-8000)}`);
+  };
+  /** The suites that check features, and the new modules' own, in one Jest run on the copy. */
+  const runSuites = () =>
+    runAlongside('npm', 'run', 'jest', '--', '--maxWorkers=2', '--json', '--outputFile=jest-results.json', ...SUITES);
 
   /** The files below `dir`, not following links (node_modules is one). */
   const filesIn = (dir: string): string[] =>
@@ -200,7 +214,9 @@ onFirstPass('npm run new:module', () => {
     const changed = changedFiles();
     const sources = changed.filter((file) => file.endsWith('.ts'));
     const formatted = changed.filter((file) => !file.endsWith('.json'));
-    // Side by side: each is one process on one core.
+    // Side by side, and beside the Jest run of the next test (none of them reads what it
+    // writes): each is one process on one core, and the Jest run starts with one.
+    suites = runSuites();
     await Promise.all([
       succeedAlongside('npm', 'run', 'typecheck'),
       succeedAlongside(process.execPath, 'node_modules/eslint/bin/eslint.js', '--max-warnings', '0', ...sources),
@@ -212,17 +228,8 @@ onFirstPass('npm run new:module', () => {
 
   it(
     'passes their tests and every suite that checks features: problem examples, route policies, hostile input, locations, the generated client, the OpenAPI document, the soak',
-    () => {
-      const { status, output } = run(
-        'npm',
-        'run',
-        'jest',
-        '--',
-        '--maxWorkers=2',
-        '--json',
-        '--outputFile=jest-results.json',
-        ...SUITES,
-      );
+    async () => {
+      const { status, output } = await (suites ??= runSuites());
       const results = existsSync(join(copy, 'jest-results.json'))
         ? (JSON.parse(readFileSync(join(copy, 'jest-results.json'), 'utf8')) as {
             testResults: { name: string; status: string }[];

@@ -55,13 +55,7 @@ export async function makeDatabaseTemplates(): Promise<void> {
     process.env[TEMPLATE_ENV.serverDatabase] = name;
     return;
   }
-  if (
-    process.env[HANDED_DOWN] &&
-    process.env[TEMPLATE_ENV.embeddedImage] &&
-    process.env[TEMPLATE_ENV.embeddedDataDir]
-  ) {
-    return;
-  }
+  if (process.env[HANDED_DOWN] && process.env[TEMPLATE_ENV.embeddedImage]) return;
   const directory = mkdtempSync(join(tmpdir(), 'rk-templates-'));
   process.env[TEMPLATE_ENV.directory] = directory;
   const image = join(directory, 'migrated.tar');
