@@ -1,3 +1,4 @@
+import { type FailedCondition, preconditionFailedDetail } from '../common/http';
 import {
   declareProblemExample,
   defineProblemType,
@@ -35,17 +36,12 @@ export class OrbitedPlanetNotFoundError extends NotFoundError {
 
 /**
  * A conditional header of a change is false: If-Match names none of the planet's current
- * ETags (someone changed it since the client read it), or If-None-Match is `*` or names
- * its current one.
+ * ETags (someone changed it since the client read it, or the tag is weak and cannot match),
+ * or If-None-Match is `*` or names its current one.
  */
 export class PlanetPreconditionFailedError extends DomainError {
-  constructor(planetId: number, header: 'If-Match' | 'If-None-Match') {
-    super(
-      PRECONDITION_FAILED,
-      header === 'If-Match'
-        ? `Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`
-        : `Planet ${planetId} exists and matches If-None-Match (\`*\`, or one of its ETags), so it was not changed.`,
-    );
+  constructor(planetId: number, failed: FailedCondition) {
+    super(PRECONDITION_FAILED, preconditionFailedDetail(`Planet ${planetId}`, failed));
   }
 }
 
