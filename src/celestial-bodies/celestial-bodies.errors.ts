@@ -1,5 +1,6 @@
 import { type FailedCondition, preconditionFailedDetail } from '../common/http';
 import {
+  ConflictError,
   declareProblemExample,
   defineProblemType,
   DomainError,
@@ -19,6 +20,17 @@ export const IMAGE_TOO_LARGE = defineProblemType({
   meaning:
     "The uploaded image is larger than a planet's image may be (5 MiB). Nothing was stored; the previous image, if any, stays.",
   action: 'Scale or compress the image below the limit in the detail, then upload it again.',
+});
+
+export const SATELLITE_LIMIT = defineProblemType({
+  slug: 'satellite-limit',
+  status: 409,
+  title: 'Too many satellites',
+  meaning:
+    'The planet already has the maximum number of satellites a planet may have. Nothing was added. Every satellite is listed with its planet, so the bound keeps planets and pages of planets readable.',
+  action:
+    "Delete the planet's satellites that are no longer wanted (deleting the planet deletes them), or add the satellite to another planet.",
+  example: () => new SatelliteLimitError(14, 25),
 });
 
 export class PlanetNotFoundError extends NotFoundError {
@@ -47,7 +59,14 @@ export class PlanetPreconditionFailedError extends DomainError {
 
 export class NotPlanetCreatorError extends ForbiddenError {
   constructor() {
-    super('Only the user who created this planet may change it.');
+    super('Only the user who created this planet may change it or add satellites to it.');
+  }
+}
+
+/** The planet a satellite would orbit has as many satellites as a planet may. */
+export class SatelliteLimitError extends ConflictError {
+  constructor(planetId: number, limit: number) {
+    super(SATELLITE_LIMIT, `Planet ${planetId} already has ${limit} satellites, the most a planet may have.`);
   }
 }
 

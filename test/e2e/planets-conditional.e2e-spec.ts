@@ -84,7 +84,7 @@ describe('GET /planets/{planetId}', () => {
     const seen = [await etagOf(planet.id)];
     expect((await put(alice, planet.id, { name: 'Mars', description: 'Changed' })).statusCode).toBe(200);
     seen.push(await etagOf(planet.id));
-    await createSatellite(t, bob, planet.id);
+    await createSatellite(t, alice, planet.id);
     seen.push(await etagOf(planet.id));
     const form = multipart([{ name: 'image', filename: 'mars.png', type: 'image/png', content: fixture('mars.png') }]);
     const upload = await t.request({
@@ -210,7 +210,7 @@ describe('DELETE /planets/{planetId} with If-Match', () => {
   it('deletes only while the planet is as the client read it', async () => {
     const planet = await createPlanet(t, alice);
     const stale = await etagOf(planet.id);
-    await createSatellite(t, bob, planet.id);
+    await createSatellite(t, alice, planet.id);
     expectPreconditionFailed(await del(alice, planet.id, { 'if-match': stale }));
     expect((await get(planet.id)).statusCode).toBe(200);
     expect((await del(alice, planet.id, { 'if-match': await etagOf(planet.id) })).statusCode).toBe(204);
