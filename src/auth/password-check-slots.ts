@@ -4,13 +4,14 @@ import { Semaphore } from 'async-mutex';
 import { clientKey } from '../common/rate-limit';
 
 /** Password checks one client address may have running at once on one instance; more wait their turn. */
-export const CHECKS_PER_ADDRESS = 2;
+export const CHECKS_PER_ADDRESS = 1;
 
 /**
  * Bounds the bcrypt work of one client address in flight. bcrypt runs on libuv's small thread
  * pool: without a bound, one address sending many sign-ins at once would fill it, and a
- * sign-in from anyone else would queue behind all of them. The failed-sign-in limits bound how
- * many may wait here: each takes its hits before its turn.
+ * sign-in from anyone else would queue behind all of them. One at a time, an address keeps at
+ * most one core busy, so on a machine of two cores a sign-in from elsewhere still has one.
+ * The failed-sign-in limits bound how many may wait here: each takes its hits before its turn.
  */
 @Injectable()
 export class PasswordCheckSlots {
