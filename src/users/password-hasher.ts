@@ -12,6 +12,9 @@ import { UsersSettings } from './users.settings';
 /** The cost a bcrypt hash was made with; null for anything else (an account nobody signs in as). */
 const costOf = (hash: string): number | null => (/^\$2[aby]\$\d\d\$/.test(hash) ? bcrypt.getRounds(hash) : null);
 
+// How many of the latest checks at the current cost the floor is the median of.
+const RECENT_CHECKS = 15;
+
 /**
  * bcrypt through its async API, which runs on libuv's thread pool instead of blocking
  * the event loop for as long as a hash takes (BCRYPT_COST sets how long).
@@ -20,14 +23,16 @@ const costOf = (hash: string): number | null => (/^\$2[aby]\$\d\d\$/.test(hash) 
  * against a dummy hash at the current cost, but a stored hash keeps the cost it was made
  * with until its owner signs in again: after BCRYPT_COST changes, a wrong password for an
  * older account would answer sooner (raised cost) or later (lowered cost) than an unknown
- * email. So every failure lasts at least as long as one comparison at the current cost,
- * timed at start on this machine, the rest waited on a timer (no CPU); and a failure
+ * email. So every failure lasts at least as long as a comparison at the current cost takes
+ * on this machine now, the rest waited on a timer (no CPU): the median of the latest ones,
+ * the first timed at start (and a start is busy, so later ones soon replace them). A failure
  * against a hash of a higher cost than the current one raises that floor to its own time.
  */
 @Injectable()
 export class PasswordHasher implements OnModuleInit {
   private dummyHash: Promise<string>;
-  private failureFloorMs: Promise<number>;
+  private timedAtStart: Promise<void>;
+  private readonly recentMs: number[] = [];
   // Costs above the current one, met in failed checks, with how long such a check took.
   private readonly higherCosts = new Map<number, number>();
 
@@ -37,10 +42,12 @@ export class PasswordHasher implements OnModuleInit {
     // Made and timed on the thread pool while the server starts, not waited for: start-up
     // does not take the time of a hash; a check arriving before they are ready waits for them.
     this.dummyHash = bcrypt.hash(randomBytes(24).toString('base64'), this.settings.BCRYPT_COST);
-    this.failureFloorMs = this.dummyHash.then(async (hash) => {
-      const started = this.now();
-      await bcrypt.compare('', hash);
-      return this.now() - started;
+    this.timedAtStart = this.dummyHash.then(async (hash) => {
+      for (let i = 0; i < 3; i++) {
+        const started = this.now();
+        await bcrypt.compare('', hash);
+        this.recordCheck(this.now() - started);
+      }
     });
   }
 
@@ -59,8 +66,10 @@ export class PasswordHasher implements OnModuleInit {
   /** False for a missing hash (unknown email) and for over-long passwords; a false takes the failure floor at least. */
   async compare(password: string, hash: string | null): Promise<boolean> {
     const started = this.now();
-    const matches = await this.check(password, hash);
-    if (!matches) await this.padFailure(this.now() - started, hash === null ? null : costOf(hash));
+    const cost = hash === null ? this.settings.BCRYPT_COST : costOf(hash);
+    // bcrypt would compare only the first 72 bytes and so accept a longer "password".
+    const matches = utf8Length(password) <= PASSWORD_MAX_BYTES && (await this.check(password, hash, cost));
+    if (!matches) await this.padFailure(this.now() - started, cost);
     return matches;
   }
 
@@ -73,16 +82,30 @@ export class PasswordHasher implements OnModuleInit {
     return performance.now();
   }
 
-  private async check(password: string, hash: string | null): Promise<boolean> {
-    // bcrypt would compare only the first 72 bytes and so accept a longer "password".
-    if (utf8Length(password) > PASSWORD_MAX_BYTES) return false;
-    return bcrypt.compare(password, hash ?? (await this.dummyHash));
+  private async check(password: string, hash: string | null, cost: number | null): Promise<boolean> {
+    const against = hash ?? (await this.dummyHash);
+    const started = this.now();
+    const matches = await bcrypt.compare(password, against);
+    if (cost === this.settings.BCRYPT_COST) this.recordCheck(this.now() - started);
+    return matches;
   }
 
   private async padFailure(tookMs: number, cost: number | null): Promise<void> {
     if (cost !== null && cost > this.settings.BCRYPT_COST && !this.higherCosts.has(cost))
       this.higherCosts.set(cost, tookMs);
-    const floorMs = Math.max(await this.failureFloorMs, ...this.higherCosts.values());
+    await this.timedAtStart;
+    const floorMs = Math.max(this.floorMs(), ...this.higherCosts.values());
     if (floorMs > tookMs) await this.wait(floorMs - tookMs);
+  }
+
+  /** The median of the latest checks at the current cost. */
+  private floorMs(): number {
+    const sorted = [...this.recentMs].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? 0;
+  }
+
+  private recordCheck(ms: number): void {
+    this.recentMs.push(ms);
+    if (this.recentMs.length > RECENT_CHECKS) this.recentMs.shift();
   }
 }
