@@ -31,13 +31,9 @@ export class LoginThrottle {
     config: AppConfig,
     private readonly counters: SecurityCounters,
   ) {
-    const windowSeconds = config.LOGIN_FAILURE_WINDOW_SECONDS;
-    const policy = { name: LOGIN_FAILURES_POLICY, limit: config.LOGIN_FAILURE_LIMIT, windowSeconds };
-    const addressPolicy = {
-      name: LOGIN_ADDRESS_FAILURES_POLICY,
-      limit: config.LOGIN_ADDRESS_FAILURE_LIMIT,
-      windowSeconds,
-    };
+    const window = { windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS };
+    const policy = { name: LOGIN_FAILURES_POLICY, limit: config.LOGIN_FAILURE_LIMIT, ...window };
+    const addressPolicy = { name: LOGIN_ADDRESS_FAILURES_POLICY, limit: config.LOGIN_ADDRESS_FAILURE_LIMIT, ...window };
     [this.policy, this.limiter] = [policy, store.limiter(policy)];
     [this.addressPolicy, this.addressLimiter] = [addressPolicy, store.limiter(addressPolicy)];
   }
