@@ -88,6 +88,7 @@ const server = spawn(process.execPath, [...serve.flags, 'dist/src/main.js'], {
     // A soak of every route from one address, not a test of the limits.
     SIGNUP_RATE_LIMIT: '100000000',
     LOGIN_FAILURE_LIMIT: '100000000',
+    LOGIN_ADDRESS_FAILURE_LIMIT: '100000000',
     SEED_SAMPLE_DATA: 'false',
   },
   stdio: ['ignore', 'pipe', 'pipe'],

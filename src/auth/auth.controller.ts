@@ -35,7 +35,8 @@ export class AuthController {
     summary: 'Get a token',
     description:
       'Exchanges email and password for a JWT to send as `Authorization: Bearer <token>`. ' +
-      'Failed attempts are limited per client address and email (10 a minute by default); X-RateLimit-* count them.',
+      'Failed attempts are limited per client address and email (10 a minute by default; X-RateLimit-* count them) ' +
+      'and per client address whatever the email (30 a minute by default).',
   })
   @ApiCreatedResponse({ type: TokenDto, description: 'A token.', headers: RATE_LIMIT_HEADERS })
   @ApiProblems(

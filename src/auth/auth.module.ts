@@ -10,6 +10,7 @@ import { AuthService } from './auth.service';
 import { AuthSettings } from './auth.settings';
 import { BasicAuthCache } from './basic-auth-cache';
 import { JwtSettings } from './jwt-settings';
+import { PasswordCheckSlots } from './password-check-slots';
 import { BasicStrategy } from './strategies/basic.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { TokenService } from './token.service';
@@ -37,6 +38,7 @@ import { TokenService } from './token.service';
     AuthService,
     TokenService,
     BasicAuthCache,
+    PasswordCheckSlots,
     BasicStrategy,
     JwtStrategy,
   ],

@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 
 import { SecurityCounters } from '../common/metrics';
 import { type LoginAllowance, LoginThrottle } from '../common/rate-limit';
-import { canonicalEmail, PasswordHasher, type UserAccount, UsersService } from '../users';
+import { canonicalEmail, PasswordHasher, type UserAccount, type UserCredentials, UsersService } from '../users';
 import { InvalidCredentialsError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { BasicAuthCache } from './basic-auth-cache';
+import { PasswordCheckSlots } from './password-check-slots';
 
 export const toAuthenticatedUser = ({ id, name, email }: UserAccount): AuthenticatedUser => ({
   id,
@@ -22,6 +23,7 @@ export class AuthService {
     private readonly throttle: LoginThrottle,
     private readonly basicCache: BasicAuthCache,
     private readonly counters: SecurityCounters,
+    private readonly slots: PasswordCheckSlots,
   ) {}
 
   /** For a token: the user, or InvalidCredentialsError (the same for unknown email and wrong password). */
@@ -33,12 +35,9 @@ export class AuthService {
     // Counted and looked up under the canonical form: another spelling of one address is
     // the same account, and must not be a fresh allowance of guesses either.
     const normalized = canonicalEmail(email) ?? email;
-    const { result: user, allowance } = await this.throttle.attempt(clientAddress, normalized, async () => {
-      const found = await this.users.findByEmail(normalized);
-      // Compared even when nobody has this email (against a dummy hash): same time either way.
-      const matches = await this.hasher.compare(password, found?.passwordHash ?? null);
-      return found && matches ? found : null;
-    });
+    const { result: user, allowance } = await this.throttle.attempt(clientAddress, normalized, async () =>
+      this.checkPassword(await this.users.findByEmail(normalized), password, clientAddress),
+    );
     if (!user) {
       this.counters.signInFailed('token');
       throw new InvalidCredentialsError(allowance);
@@ -59,15 +58,26 @@ export class AuthService {
     // Simultaneous first requests with the same credentials share one attempt.
     return this.basicCache.checkOnce(cacheKey, clientAddress, user?.passwordHash ?? null, async () => {
       const { result } = await this.throttle.attempt(clientAddress, normalized, async () => {
-        const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
-        if (!user || !matches) {
+        const checked = await this.checkPassword(user, password, clientAddress);
+        if (!checked) {
           this.counters.signInFailed('basic');
           return null;
         }
-        this.basicCache.remember(cacheKey, user.id, user.passwordHash);
-        return toAuthenticatedUser(user);
+        this.basicCache.remember(cacheKey, checked.id, checked.passwordHash);
+        return toAuthenticatedUser(checked);
       });
       return result;
+    });
+  }
+
+  /**
+   * The user (with the hash brought to the current cost) when the password is theirs, else null.
+   * Compared even when nobody has this email (against a dummy hash): same time either way.
+   */
+  private checkPassword(user: UserCredentials | null, password: string, clientAddress: string) {
+    return this.slots.run(clientAddress, async () => {
+      const matches = await this.hasher.compare(password, user?.passwordHash ?? null);
+      return user && matches ? this.users.upgradePasswordHash(user, password) : null;
     });
   }
 }

@@ -23,7 +23,7 @@ export const UserAuth = () =>
         description:
           'Missing, wrong or expired credentials (Basic email:password, or a Bearer token from POST /auth/token).',
       }),
-      ApiLoginRateLimited('Too many failed Basic sign-ins from this client for this email; see Retry-After.'),
+      ApiLoginRateLimited('Too many failed sign-ins from this client, for this email or for any; see Retry-After.'),
     ],
   });
 

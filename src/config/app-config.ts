@@ -288,6 +288,10 @@ export class AppConfig {
   @IntSetting({ min: 1 })
   LOGIN_FAILURE_LIMIT = 10;
 
+  /** Failed sign-ins allowed per client address in one window, whatever the email: each costs a bcrypt comparison. */
+  @IntSetting({ min: 1 })
+  LOGIN_ADDRESS_FAILURE_LIMIT = 30;
+
   @IntSetting({ min: 1 })
   LOGIN_FAILURE_WINDOW_SECONDS = 60;
 

@@ -5,5 +5,6 @@ export { canonicalEmail, EMAIL_MAX_LENGTH, IsAccountEmail } from './email';
 export { PasswordHasher } from './password-hasher';
 export { PASSWORD_MAX_BYTES } from './password-policy';
 export { UsersModule } from './users.module';
+export { type UserCredentials } from './users.repository';
 export { type UserAccount, type UserProfile, UsersService } from './users.service';
 export { UsersSettings } from './users.settings';

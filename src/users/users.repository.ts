@@ -44,6 +44,11 @@ export class UsersRepository {
     return rows[0] ?? null;
   }
 
+  /** Only while the hash is still `current`: a password changed meanwhile stays as it is. */
+  async replacePasswordHash(id: number, current: string, passwordHash: string): Promise<void> {
+    await this.dataSource.getRepository(User).update({ id, passwordHash: current }, { passwordHash });
+  }
+
   /** Every Bearer request: as findByEmail, and without the password hash. */
   async findById(id: number): Promise<UserIdentity | null> {
     const rows: UserIdentity[] = await this.dataSource.query('SELECT id, name, email FROM users WHERE id = $1', [id]);

@@ -55,6 +55,18 @@ export class UsersService {
     return canonical === null ? null : this.repository.findByCanonicalEmail(canonical);
   }
 
+  /**
+   * After a right password: a hash made at another BCRYPT_COST than the current one is made
+   * again at the current cost, so that a changed cost reaches each account as it signs in.
+   * The user with the hash it now has.
+   */
+  async upgradePasswordHash(user: UserCredentials, password: string): Promise<UserCredentials> {
+    if (!this.hasher.needsRehash(user.passwordHash)) return user;
+    const passwordHash = await this.hasher.hash(password);
+    await this.repository.replacePasswordHash(user.id, user.passwordHash, passwordHash);
+    return { ...user, passwordHash };
+  }
+
   findById(id: number): Promise<UserIdentity | null> {
     return this.repository.findById(id);
   }

@@ -12,6 +12,21 @@ type Res = { statusCode: number; headers: Record<string, unknown>; json: () => a
 
 const token = (t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1') =>
   t.request({ method: 'POST', url: '/auth/token', payload: { email, password }, remoteAddress });
+const basicFrom = (t: TestApp, authorization: string, remoteAddress: string) =>
+  t.request({ method: 'GET', url: '/me', headers: { authorization }, remoteAddress });
+const someEmail = () => `nobody-${randomBytes(4).toString('hex')}@example.com`;
+const ADDRESS_POLICY = 'login-failures-address';
+
+/** `limit` failed sign-ins from `address`, each for another email, by token and Basic in turn: all 401. */
+async function failWithOtherEmails(t: TestApp, address: string, limit: number) {
+  for (let i = 0; i < limit; i++) {
+    const res =
+      i % 2
+        ? await basicFrom(t, basicHeader(someEmail(), 'wrong'), address)
+        : await token(t, someEmail(), 'wrong', address);
+    expect(res.statusCode).toBe(401);
+  }
+}
 const signUp = (t: TestApp, remoteAddress = '127.0.0.1') =>
   t.request({
     method: 'POST',
@@ -132,6 +147,40 @@ describe('failed sign-ins (counters in memory)', () => {
   });
 });
 
+describe('failed sign-ins per address, whatever the email (counters in memory)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ LOGIN_FAILURE_LIMIT: '3', LOGIN_ADDRESS_FAILURE_LIMIT: '5' });
+  });
+  afterAll(async () => t?.close());
+
+  it('refuses the address with 429 past LOGIN_ADDRESS_FAILURE_LIMIT failures for other emails, without checking', async () => {
+    const u = await newUser(t);
+    const address = '192.0.2.77';
+    // Right passwords are not failures: they leave the allowance whole.
+    for (let i = 0; i < 6; i++) expect((await token(t, u.email, u.password, address)).statusCode).toBe(201);
+    await failWithOtherEmails(t, address, 5);
+
+    const compare = jest.spyOn(t.app.get(PasswordHasher), 'compare');
+    try {
+      expectTooManyRequests(await token(t, someEmail(), 'wrong', address), 5, 60, ADDRESS_POLICY);
+      expectTooManyRequests(await basicFrom(t, basicHeader(someEmail(), 'wrong'), address), 5, 60, ADDRESS_POLICY);
+      expectTooManyRequests(await token(t, u.email, u.password, address), 5, 60, ADDRESS_POLICY);
+      expect(compare).not.toHaveBeenCalled();
+    } finally {
+      compare.mockRestore();
+    }
+    const refused = await token(t, someEmail(), 'wrong', address);
+    expect(refused.json().detail).toMatch(/^Too many failed sign-in attempts from your address\./);
+
+    // Another address is not affected; one IPv6 client is its /64.
+    expect((await token(t, u.email, u.password, '198.51.100.8')).statusCode).toBe(201);
+    await failWithOtherEmails(t, '2001:db8:7::1', 5);
+    expectTooManyRequests(await token(t, someEmail(), 'wrong', '2001:db8:7::ffff'), 5, 60, ADDRESS_POLICY);
+  });
+});
+
 describe('sign-ups (counters in memory)', () => {
   let t: TestApp;
 
@@ -164,7 +213,11 @@ describe('with REDIS_URL: two instances share one limit', () => {
   let b: TestApp;
 
   beforeAll(async () => {
-    instances = await twoInstancesSharingRedis({ SIGNUP_RATE_LIMIT: '3', LOGIN_FAILURE_LIMIT: '2' });
+    instances = await twoInstancesSharingRedis({
+      SIGNUP_RATE_LIMIT: '3',
+      LOGIN_FAILURE_LIMIT: '2',
+      LOGIN_ADDRESS_FAILURE_LIMIT: '4',
+    });
     ({ a, b } = instances);
   });
   afterAll(async () => instances?.close());
@@ -183,6 +236,13 @@ describe('with REDIS_URL: two instances share one limit', () => {
     expect((await token(b, email, 'wrong-password')).statusCode).toBe(401);
     expectTooManyRequests(await token(a, email, 'wrong-password'), 2, 60);
     expectTooManyRequests(await me(b, basicHeader(email, 'wrong-password')), 2, 60);
+  });
+
+  it('counts failed sign-ins for any email from one address on either instance against one limit', async () => {
+    const address = '192.0.2.78';
+    for (const app of [a, b]) await failWithOtherEmails(app, address, 2);
+    expectTooManyRequests(await token(a, someEmail(), 'wrong', address), 4, 60, ADDRESS_POLICY);
+    expectTooManyRequests(await basicFrom(b, basicHeader(someEmail(), 'wrong'), address), 4, 60, ADDRESS_POLICY);
   });
 
   it('keeps the counters in Redis, under the prefix, without emails in the keys', async () => {
@@ -204,8 +264,11 @@ describe('with REDIS_URL unreachable', () => {
       REDIS_COMMAND_TIMEOUT_MS: '100',
       SIGNUP_RATE_LIMIT: '2',
       LOGIN_FAILURE_LIMIT: '2',
+      LOGIN_ADDRESS_FAILURE_LIMIT: '3',
     });
     try {
+      await failWithOtherEmails(t, '192.0.2.79', 3);
+      expectTooManyRequests(await token(t, someEmail(), 'wrong', '192.0.2.79'), 3, 60, ADDRESS_POLICY);
       for (let i = 0; i < 2; i++) expect((await token(t, 'ann@example.com', 'wrong-password')).statusCode).toBe(401);
       expectTooManyRequests(await token(t, 'ann@example.com', 'wrong-password'), 2, 60);
       for (let i = 0; i < 2; i++) expect((await signUp(t)).statusCode).toBe(201);

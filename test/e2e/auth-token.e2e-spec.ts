@@ -1,3 +1,6 @@
+import bcrypt from 'bcrypt';
+import { DataSource } from 'typeorm';
+
 import { JwtSettings } from '../../src/auth/jwt-settings';
 import { expectProblem } from '../support/problems';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -44,6 +47,32 @@ describe('POST /auth/token', () => {
     expect(wrongPassword.headers['www-authenticate']).toBe(unknownEmail.headers['www-authenticate']);
     expect(JSON.stringify(a)).not.toMatch(/exist|unknown|not found/i);
   });
+
+  it.each([
+    ['POST /auth/token', (u: UserFixture) => token(t, { email: u.email, password: u.password }), 201],
+    ['Basic', (u: UserFixture) => me(t, u.basic), 200],
+  ])(
+    'through %s, hashes a right password again at the current BCRYPT_COST when its hash has another cost',
+    async (_, signIn, status) => {
+      const db = t.app.get(DataSource);
+      const storedHash = async (id: number) =>
+        (await db.query<{ password_hash: string }[]>('SELECT password_hash FROM users WHERE id = $1', [id]))[0]
+          .password_hash;
+      for (const olderCost of [5, 6]) {
+        const u = await newUser(t);
+        await db.query('UPDATE users SET password_hash = $1 WHERE id = $2', [
+          await bcrypt.hash(u.password, olderCost),
+          u.id,
+        ]);
+        expect((await signIn(u)).statusCode).toBe(status);
+        const rehashed = await storedHash(u.id);
+        expect(bcrypt.getRounds(rehashed)).toBe(4); // the test BCRYPT_COST
+        await expect(bcrypt.compare(u.password, rehashed)).resolves.toBe(true);
+        expect((await signIn(u)).statusCode).toBe(status);
+        expect(await storedHash(u.id)).toBe(rehashed); // at the current cost: left alone
+      }
+    },
+  );
 
   it('refuses a password over 72 bytes even when its first 72 bytes are right (no silent truncation)', async () => {
     const exact = 'p'.repeat(72);

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
 import type { Response } from 'light-my-request';
 
+import { CHECKS_PER_ADDRESS } from '../../src/auth/password-check-slots';
 import { PasswordHasher } from '../../src/users/password-hasher';
 import { TwoInstances, twoInstancesSharingRedis } from '../support/redis';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -13,10 +14,10 @@ import { basicHeader, newUser } from '../support/users';
 
 const LIMIT = 3;
 
-const token = (t: TestApp, email: string, password: string) =>
-  t.request({ method: 'POST', url: '/auth/token', payload: { email, password } });
-const basic = (t: TestApp, email: string, password: string) =>
-  t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(email, password) } });
+const token = (t: TestApp, email: string, password: string, remoteAddress?: string) =>
+  t.request({ method: 'POST', url: '/auth/token', payload: { email, password }, remoteAddress });
+const basic = (t: TestApp, email: string, password: string, remoteAddress?: string) =>
+  t.request({ method: 'GET', url: '/me', headers: { authorization: basicHeader(email, password) }, remoteAddress });
 
 const count = (responses: Response[], status: number) => responses.filter((r) => r.statusCode === status).length;
 
@@ -115,6 +116,40 @@ describe('failed sign-ins sent at once, one instance (counters in memory)', () =
     const responses = await batch(times(20, () => basic(t, u.email, u.password)));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
   });
+
+  it.each([
+    ['POST /auth/token', token],
+    ['Basic', basic],
+  ])(
+    'through %s, checks at most CHECKS_PER_ADDRESS passwords of one address at once, for any emails; another address does not queue behind them',
+    async (_, send) => {
+      // Each check as slow as bcrypt at a real cost, so that the whole batch arrives while the first ones run.
+      const started: string[] = [];
+      let [flooding, mostFlooding] = [0, 0];
+      const slow = jest.spyOn(t.app.get(PasswordHasher), 'compare').mockImplementation(async (password) => {
+        started.push(password);
+        const flood = password.startsWith('flood');
+        if (flood) mostFlooding = Math.max(mostFlooding, ++flooding);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (flood) flooding--;
+        return false;
+      });
+      try {
+        const someone = () => `nobody-${randomBytes(4).toString('hex')}@example.com`;
+        const responses = await batch([
+          ...times(12, (i) => send(t, someone(), `flood-${i}`, '192.0.2.90')),
+          () => send(t, someone(), 'elsewhere', '198.51.100.90'),
+        ]);
+        expect(count(responses, 401)).toBe(13);
+      } finally {
+        slow.mockRestore();
+      }
+      expect(mostFlooding).toBe(CHECKS_PER_ADDRESS);
+      // Started while the first of the flood were checked, not after all twelve (one after another, that
+      // address's checks take six rounds).
+      expect(started.indexOf('elsewhere')).toBeLessThan(6);
+    },
+  );
 
   it('gives the slot back when the check fails for a reason other than the password', async () => {
     const u = await newUser(t);

@@ -33,6 +33,7 @@ export const TEST_ENV: Record<string, string> = {
   // Suites create many users from one address; rate-limit tests set their own limits.
   SIGNUP_RATE_LIMIT: '100000',
   LOGIN_FAILURE_LIMIT: '100000',
+  LOGIN_ADDRESS_FAILURE_LIMIT: '100000',
   // Deterministic planet lists; the sample-data test turns seeding on itself.
   SEED_SAMPLE_DATA: 'false',
   // Suites run side by side: a metrics test chooses its own port.

@@ -1,6 +1,7 @@
 import { AuthService } from '../../src/auth/auth.service';
 import type { AuthSettings } from '../../src/auth/auth.settings';
 import { BasicAuthCache } from '../../src/auth/basic-auth-cache';
+import { PasswordCheckSlots } from '../../src/auth/password-check-slots';
 import { NoSecurityCounters } from '../../src/common/metrics/security-counters';
 import { LoginThrottle } from '../../src/common/rate-limit/login-throttle';
 import { RateLimitStore } from '../../src/common/rate-limit/rate-limit-store';
@@ -14,6 +15,7 @@ const baseConfig = {
   BASIC_AUTH_CACHE_TTL_SECONDS: 300,
   BASIC_AUTH_CACHE_MAX_ENTRIES: 100,
   LOGIN_FAILURE_LIMIT: 1000,
+  LOGIN_ADDRESS_FAILURE_LIMIT: 1000,
   LOGIN_FAILURE_WINDOW_SECONDS: 60,
 };
 
@@ -25,6 +27,7 @@ async function setup(overrides: Partial<AppConfig & AuthSettings & UsersSettings
   const ann = { id: 1, name: 'Ann', email: 'ann@example.com', passwordHash: await hasher.hash('right password') };
   const users = {
     findByEmail: async (email: string) => (email === ann.email ? { ...ann } : null),
+    upgradePasswordHash: async (user: typeof ann) => user,
   } as unknown as UsersService;
   const auth = new AuthService(
     users,
@@ -36,6 +39,7 @@ async function setup(overrides: Partial<AppConfig & AuthSettings & UsersSettings
     ),
     new BasicAuthCache(config),
     new NoSecurityCounters(),
+    new PasswordCheckSlots(),
   );
   return { auth, compare: jest.spyOn(hasher, 'compare'), ann };
 }

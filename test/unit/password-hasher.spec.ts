@@ -32,3 +32,66 @@ describe('PasswordHasher', () => {
     await expect(hasher.compare('anything-at-all', null)).resolves.toBe(false);
   });
 });
+
+/** The real hasher, with the waits it asks for recorded instead of waited. */
+class RecordingHasher extends PasswordHasher {
+  readonly waits: number[] = [];
+
+  protected override wait(ms: number): Promise<void> {
+    this.waits.push(ms);
+    return Promise.resolve();
+  }
+
+  /** What a comparison at the current cost takes now, as timed at start and since. */
+  async floor(): Promise<number> {
+    await this['timedAtStart'];
+    return this['floorMs']();
+  }
+}
+
+describe('PasswordHasher after BCRYPT_COST changed', () => {
+  // Costs far apart, so that one check takes a small part of the other's time even on a busy machine.
+  const [LOW, HIGH] = [4, 10];
+
+  async function hasherAt(cost: number) {
+    const hasher = new RecordingHasher({ BCRYPT_COST: cost });
+    hasher.onModuleInit();
+    return { hasher, floorMs: await hasher.floor() };
+  }
+
+  it('raised: a wrong password against an older, cheaper hash asks to wait for most of a check at the current cost', async () => {
+    const { hasher, floorMs } = await hasherAt(HIGH);
+    const older = await bcrypt.hash('right password', LOW);
+
+    await expect(hasher.compare('wrong password', older)).resolves.toBe(false);
+    expect(hasher.waits).toHaveLength(1);
+    expect(hasher.waits[0]).toBeGreaterThan(floorMs / 2);
+  });
+
+  it('asks for no wait on a right password', async () => {
+    const { hasher } = await hasherAt(HIGH);
+    await expect(hasher.compare('right password', await bcrypt.hash('right password', LOW))).resolves.toBe(true);
+    expect(hasher.waits).toEqual([]);
+  });
+
+  it('lowered: once a failure against an older, dearer hash is seen, an unknown email waits for as long', async () => {
+    const { hasher } = await hasherAt(LOW);
+    const older = await bcrypt.hash('right password', HIGH);
+    const started = performance.now();
+    await bcrypt.compare('wrong password', older);
+    const olderCheckMs = performance.now() - started;
+
+    await expect(hasher.compare('wrong password', older)).resolves.toBe(false);
+    hasher.waits.length = 0;
+    await expect(hasher.compare('wrong password', null)).resolves.toBe(false);
+    expect(hasher.waits).toHaveLength(1);
+    expect(hasher.waits[0]).toBeGreaterThan(olderCheckMs / 2);
+  });
+
+  it('tells which hashes to make again: another cost, not the current one nor what is no bcrypt hash', async () => {
+    const { hasher } = await hasherAt(LOW);
+    expect(hasher.needsRehash(await bcrypt.hash('x', LOW + 1))).toBe(true);
+    expect(hasher.needsRehash(await bcrypt.hash('x', LOW))).toBe(false);
+    expect(hasher.needsRehash('!unusable')).toBe(false);
+  });
+});

@@ -5,6 +5,7 @@ describe('loadConfig: rate limits and Redis', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       LOGIN_FAILURE_LIMIT: 10,
+      LOGIN_ADDRESS_FAILURE_LIMIT: 30,
       LOGIN_FAILURE_WINDOW_SECONDS: 60,
       SIGNUP_RATE_LIMIT: 20,
       SIGNUP_RATE_WINDOW_SECONDS: 60,
@@ -14,6 +15,7 @@ describe('loadConfig: rate limits and Redis', () => {
 
   it.each([
     ['LOGIN_FAILURE_LIMIT', '0'],
+    ['LOGIN_ADDRESS_FAILURE_LIMIT', '0'],
     ['SIGNUP_RATE_LIMIT', 'many'],
     ['REDIS_URL', 'http://127.0.0.1:6379'],
   ])('refuses a bad %s and names it', (name, value) => {

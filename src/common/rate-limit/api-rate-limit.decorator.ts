@@ -40,7 +40,7 @@ const loginRefusal = () => tooManyLoginFailures({ name: LOGIN_FAILURES_POLICY, l
 const signupRefusal = () => tooManySignups({ name: SIGNUP_POLICY, limit: 20, windowSeconds: 60 }, 42);
 
 export const ApiLoginRateLimited = (
-  description = 'Too many failed sign-ins from this client for this email; see Retry-After.',
+  description = 'Too many failed sign-ins from this client, for this email or for any; see Retry-After.',
 ) => ApiRateLimited(description, loginRefusal);
 
 export const ApiSignupRateLimited = () =>

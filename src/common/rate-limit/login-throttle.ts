@@ -5,30 +5,37 @@ import { AppConfig } from '../../config/app-config';
 import { SecurityCounters } from '../metrics/security-counters';
 import type { RateLimitPolicy, RateLimitState } from './rate-limit-headers';
 import { clientKey, RateLimitStore, takeHit, toSeconds } from './rate-limit-store';
-import { tooManyLoginFailures } from './too-many-requests.error';
+import { tooManyAddressLoginFailures, tooManyLoginFailures } from './too-many-requests.error';
 
-/** The name of the failed-sign-in limit, in its counters and RateLimit-Policy. */
+/** The names of the failed-sign-in limits (per address and email; per address), in their counters and RateLimit-Policy. */
 export const LOGIN_FAILURES_POLICY = 'login-failures';
+export const LOGIN_ADDRESS_FAILURES_POLICY = 'login-failures-address';
 
 export type LoginAllowance = RateLimitState & { policy: RateLimitPolicy };
 
 /**
- * Failed sign-ins (POST /auth/token and Basic) per client address and email. An attempt takes a
- * hit before its password is checked and gives it back if right: past the limit bcrypt does not
- * run, a right password among concurrent wrong ones learns nothing, and no frequent user is locked out.
+ * Failed sign-ins (POST /auth/token and Basic) per client address and email, and per client address
+ * whatever the email (each costs a bcrypt comparison). An attempt takes a hit of each before its
+ * password is checked and gives them back if right: past either limit bcrypt does not run, a right
+ * password among concurrent wrong ones learns nothing, and no frequent user is locked out.
  */
 @Injectable()
 export class LoginThrottle {
   private readonly policy: RateLimitPolicy;
   private readonly limiter: RateLimiterAbstract;
+  private readonly addressPolicy: RateLimitPolicy;
+  private readonly addressLimiter: RateLimiterAbstract;
 
   constructor(
     private readonly store: RateLimitStore,
-    { LOGIN_FAILURE_LIMIT: limit, LOGIN_FAILURE_WINDOW_SECONDS: windowSeconds }: AppConfig,
+    config: AppConfig,
     private readonly counters: SecurityCounters,
   ) {
-    const policy = { name: LOGIN_FAILURES_POLICY, limit, windowSeconds };
+    const window = { windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS };
+    const policy = { name: LOGIN_FAILURES_POLICY, limit: config.LOGIN_FAILURE_LIMIT, ...window };
+    const addressPolicy = { name: LOGIN_ADDRESS_FAILURES_POLICY, limit: config.LOGIN_ADDRESS_FAILURE_LIMIT, ...window };
     [this.policy, this.limiter] = [policy, store.limiter(policy)];
+    [this.addressPolicy, this.addressLimiter] = [addressPolicy, store.limiter(addressPolicy)];
   }
 
   /** `attempt` resolves to null for wrong credentials, which keep the hit; a success or an error gives it back. */
@@ -37,9 +44,11 @@ export class LoginThrottle {
     email: string,
     attempt: () => Promise<T | null>,
   ): Promise<{ result: T | null; allowance: LoginAllowance }> {
-    const key = clientKey(clientAddress, email);
+    const [key, addressKey] = [clientKey(clientAddress, email), clientKey(clientAddress)];
     const counting = this.store.counting;
     const hit = await takeHit(this.limiter, key, (retryAfter) => this.tooMany(retryAfter));
+    // Refused here, the hit for this email stays: it is this address's own.
+    await takeHit(this.addressLimiter, addressKey, (retryAfter) => this.tooMany(retryAfter, true));
     let failed = false;
     try {
       const result = await attempt();
@@ -48,7 +57,8 @@ export class LoginThrottle {
       return { result, allowance: { policy: this.policy, remaining, reset: toSeconds(hit.msBeforeNext) } };
     } finally {
       // Given back where it was counted: if Redis came or went meanwhile, it stays counted.
-      if (!failed && this.store.counting === counting) await this.limiter.reward(key).catch(() => undefined);
+      if (!failed && this.store.counting === counting)
+        await Promise.all([this.limiter.reward(key), this.addressLimiter.reward(addressKey)]).catch(() => undefined);
     }
   }
 
@@ -58,8 +68,9 @@ export class LoginThrottle {
     if (window && window.consumedPoints >= this.policy.limit) throw this.tooMany(toSeconds(window.msBeforeNext));
   }
 
-  private tooMany(retryAfter: number) {
+  private tooMany(retryAfter: number, perAddress = false) {
     this.counters.rateLimited('login');
+    if (perAddress) return tooManyAddressLoginFailures(this.addressPolicy, retryAfter);
     return tooManyLoginFailures(this.policy, retryAfter);
   }
 }

@@ -19,6 +19,8 @@ const tooMany = (what: string) => (policy: RateLimitPolicy, retryAfter: number) 
 
 /** Too many failed sign-ins for one email from one client address. */
 export const tooManyLoginFailures = tooMany('failed sign-in attempts for this email');
+/** Too many failed sign-ins from one client address, whatever the email. */
+export const tooManyAddressLoginFailures = tooMany('failed sign-in attempts');
 export const tooManySignups = tooMany('sign-ups');
 
 declareProblemExample(TOO_MANY_REQUESTS, () =>
