@@ -3,10 +3,10 @@ import { join } from 'node:path';
 
 import { jest } from '@jest/globals';
 
-import { runCli } from '../../src/cli-runner';
 import { loadConfig } from '../../src/config/app-config';
 import { DataDirInUseError, DataDirLock } from '../../src/database/data-dir-lock';
 import { openDatabase } from '../../src/database/data-source';
+import { runCliInProcess } from '../support/cli';
 import { expectProblem } from '../support/problems';
 import { freePort, runProcess, startProcess } from '../support/processes';
 import { startTestApp } from '../support/test-app';
@@ -26,23 +26,6 @@ beforeEach(() => {
   dataDir = migratedDataDir('rk-proc-');
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
-
-/**
- * The CLI's command line run in this test's process: the code a process runs (cli.ts only
- * exits with its code), without the seconds of loading it. For the refusals, once one
- * process has shown them reaching a real exit code and stderr.
- */
-async function runCliHere(args: string[], env: Record<string, string>) {
-  let stdout = '';
-  let stderr = '';
-  const toStderr = { write: (text: string) => (stderr += text) };
-  const code = await runCli(
-    args,
-    { TZ: 'UTC', METRICS_PORT: '0', ...env },
-    { stdout: { write: (text: string) => (stdout += text) }, stderr: toStderr, log: toStderr },
-  );
-  return { code, stdout, stderr };
-}
 
 const api = (port: number, path: string, key?: string) =>
   fetch(`http://127.0.0.1:${port}${path}`, { headers: key ? { 'x-api-key': key } : {} });
@@ -291,7 +274,7 @@ describe('operator CLI', () => {
     ];
     // The first as a process, for its exit code and stderr; the rest in this process.
     for (const [index, args] of refusals.entries()) {
-      const refused = index === 0 ? await runProcess(CLI, args, dbEnv) : await runCliHere(args, dbEnv);
+      const refused = index === 0 ? await runProcess(CLI, args, dbEnv) : await runCliInProcess(args, dbEnv);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/^error: --(name|description): One line of visible text: no control characters/);
     }
@@ -413,7 +396,7 @@ describe('operator CLI', () => {
     [['region', 'create', '--nme', 'typo'], /Unknown option/, 2],
   ])('reports %j on stderr with a non-zero exit', async (args, message, code) => {
     // In this process: the refusals test above runs one as a process, for its exit code.
-    const result = await runCliHere(args, dbEnv);
+    const result = await runCliInProcess(args, dbEnv);
     expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
