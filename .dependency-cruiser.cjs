@@ -6,7 +6,7 @@
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const SHARED = '^src/(common|config|database)/';
-/** The entry points: they wire the app together (main, app, app.module, cli, the feature lists) and tools/. */
+/** The entry points: they wire the app together (main, app, app.module, cli, cli-runner, the feature lists) and tools/. */
 const ENTRY = '^src/([^/]+[.]ts$|tools/)';
 
 module.exports = {

@@ -6,6 +6,7 @@ import { jest } from '@jest/globals';
 import { loadConfig } from '../../src/config/app-config';
 import { DataDirInUseError, DataDirLock } from '../../src/database/data-dir-lock';
 import { openDatabase } from '../../src/database/data-source';
+import { runCliInProcess } from '../support/cli';
 import { expectProblem } from '../support/problems';
 import { freePort, runProcess, startProcess } from '../support/processes';
 import { startTestApp } from '../support/test-app';
@@ -30,34 +31,7 @@ const api = (port: number, path: string, key?: string) =>
   fetch(`http://127.0.0.1:${port}${path}`, { headers: key ? { 'x-api-key': key } : {} });
 
 describe('the embedded database directory', () => {
-  it('refuses a second process on the same DATA_DIR with a clear message, and leaves the first one working', async () => {
-    const port = await freePort();
-    const first = startProcess(SERVER, [], {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      LOG_LEVEL: 'info',
-      NODE_ENV: 'development',
-    });
-    try {
-      const [, key] = await first.waitFor(/X-API-Key: (rk_\w+)/);
-      await first.waitFor(/Server listening/);
-      const second = await runProcess(SERVER, [], {
-        DATA_DIR: dataDir,
-        PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      });
-      expect(second.code).toBe(1);
-      expect(second.stderr).toMatch(/DATA_DIR .* is in use by another process \(pid \d+\)/);
-      const cli = await runProcess(CLI, ['region', 'list'], { DATA_DIR: dataDir });
-      expect(cli.code).toBe(1);
-      expect(cli.stderr).toMatch(/in use by another process/);
-      expect((await api(port, '/auth/regions/me', key)).status).toBe(200);
-    } finally {
-      first.child.kill('SIGTERM');
-      await first.exited;
-    }
-  });
-
+  // A second process is refused in 'start and stop' below, next to the server it runs beside.
   it('refuses a second open within one process too', () => {
     const lock = DataDirLock.acquire(dataDir);
     try {
@@ -71,7 +45,8 @@ describe('the embedded database directory', () => {
 });
 
 describe('start and stop', () => {
-  it('prints a first key once on a fresh database, keeps data across restarts, and shuts down cleanly on SIGTERM', async () => {
+  // One server start serves both: a start costs seconds of CPU, and the refusal needs a running server anyway.
+  it('prints a first key once on a fresh database, refuses a second process on its DATA_DIR, keeps data across restarts, and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
     // A generous grace period: closing the embedded database writes it out, which can take
     // seconds on a busy machine; the test is about finishing cleanly, not about speed.
@@ -92,6 +67,20 @@ describe('start and stop', () => {
       .split('\n')
       .filter((l) => l.startsWith('{'));
     expect(logLines.join('\n')).not.toContain(key);
+    expect((await api(port, '/auth/regions/me', key)).status).toBe(200);
+
+    // A second server and the CLI on the same DATA_DIR are refused with a clear message, and
+    // the first one keeps working.
+    const second = await runProcess(SERVER, [], {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+    });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/DATA_DIR .* is in use by another process \(pid \d+\)/);
+    const cli = await runProcess(CLI, ['region', 'list'], { DATA_DIR: dataDir });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toMatch(/in use by another process/);
     expect((await api(port, '/auth/regions/me', key)).status).toBe(200);
 
     const inFlight = Array.from({ length: 20 }, () => api(port, '/auth/regions/me', key));
@@ -170,17 +159,23 @@ describe('start and stop', () => {
     }
   });
 
+  // Every bad variable is named in one message (the unit tests of loadConfig check each alone):
+  // two starts cover them all, the second for a key of the right shape with a wrong checksum,
+  // which would never authenticate.
   it.each([
-    ['PORT', 'not-a-port'],
-    ['DATABASE_URL', 'mysql://localhost/db'],
-    ['INITIAL_REGION_API_KEY', 'short'],
-    // The shape of a generated key with a wrong checksum: it would never authenticate.
-    ['INITIAL_REGION_API_KEY', `rk_${'a'.repeat(49)}`],
-    ['JWT_SECRET', 'short'],
-  ])('stops at start when %s is bad, naming the variable', async (name, value) => {
-    const result = await runProcess(SERVER, [], { DATA_DIR: dataDir, [name]: value });
+    [
+      {
+        PORT: 'not-a-port',
+        DATABASE_URL: 'mysql://localhost/db',
+        INITIAL_REGION_API_KEY: 'short',
+        JWT_SECRET: 'short',
+      },
+    ],
+    [{ INITIAL_REGION_API_KEY: `rk_${'a'.repeat(49)}` }],
+  ])('stops at start when a variable is bad, naming each bad one: %j', async (bad) => {
+    const result = await runProcess(SERVER, [], { DATA_DIR: dataDir, ...bad });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${name}=`);
+    for (const name of Object.keys(bad)) expect(result.stderr).toContain(`${name}=`);
   });
 });
 
@@ -277,8 +272,9 @@ describe('operator CLI', () => {
       ['region', 'create', '--name', 'Utrecht', '--description', 'Planner \u202Eevil'],
       ['key', 'create', '--region', '5d7c2f1a-0b6e-4b8e-9a53-5f2a3c1d9e70', '--description', 'a\u200Bb'],
     ];
-    for (const args of refusals) {
-      const refused = await runProcess(CLI, args, dbEnv);
+    // The first as a process, for its exit code and stderr; the rest in this process.
+    for (const [index, args] of refusals.entries()) {
+      const refused = index === 0 ? await runProcess(CLI, args, dbEnv) : await runCliInProcess(args, dbEnv);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/^error: --(name|description): One line of visible text: no control characters/);
     }
@@ -399,7 +395,8 @@ describe('operator CLI', () => {
     [['region', 'explode'], /Unknown command/, 2],
     [['region', 'create', '--nme', 'typo'], /Unknown option/, 2],
   ])('reports %j on stderr with a non-zero exit', async (args, message, code) => {
-    const result = await runProcess(CLI, args, dbEnv);
+    // In this process: the refusals test above runs one as a process, for its exit code.
+    const result = await runCliInProcess(args, dbEnv);
     expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');

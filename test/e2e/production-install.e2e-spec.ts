@@ -1,6 +1,18 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, posix, resolve } from 'node:path';
@@ -16,7 +28,8 @@ import { createTestDatabase, TestDatabase, usesPostgresServer } from '../support
  * itself and replayed step by step into an empty folder (its COPY lines, its `npm ci`, its
  * ENV), then started with its CMD on this test's Node, which is the image's Node version.
  * What the image would hold is what runs here, so a production dependency that is really
- * a devDependency, or a file dist/ needs and the image lacks, fails this suite.
+ * a devDependency, or a file dist/ needs and the image lacks, fails this suite. Its `npm ci`
+ * is made once for the inputs that decide its result (see installPackages).
  */
 jest.setTimeout(180_000);
 
@@ -290,7 +303,7 @@ async function replay(steps: Step[], dir: string): Promise<Install> {
 async function runCommand(command: string, dir: string, where: string): Promise<void> {
   const words = command.split(/\s+/);
   if (words[0] === 'npm' && words[1] === 'ci') {
-    await npm(words.slice(1), dir);
+    await installPackages(words.slice(1), dir);
     return;
   }
   // `install -d -o node -g node <dir>`: the directory; its owner is the image's business.
@@ -299,6 +312,53 @@ async function runCommand(command: string, dir: string, where: string): Promise<
     return;
   }
   throw new Error(`${where}: this test does not know how to reproduce \`${command}\``);
+}
+
+/**
+ * Where the trees of earlier `npm ci` runs are kept, one folder for each set of inputs: under
+ * the system's temporary folder, as the install itself, with no node_modules above it from
+ * which a package missing from the tree could be found.
+ */
+const INSTALLS = join(tmpdir(), 'rk-production-install');
+const DAY_MS = 86_400_000;
+
+/**
+ * `npm ci <args>` in `dir`, which holds the package.json and package-lock.json the Dockerfile
+ * copied. `npm ci` makes the same tree from the same lockfile, flags, Node and npm, and
+ * making it takes most of this suite's time (unpacking thousands of files): the tree is made
+ * once for those inputs, in a folder of its own, and `dir` gets it as its node_modules (a
+ * link; Node resolves each package inside the one tree). A change to any input, such as a
+ * package moved between dependencies and devDependencies, makes a new tree with `npm ci`.
+ */
+async function installPackages(args: string[], dir: string): Promise<void> {
+  const inputs = createHash('sha256')
+    .update(JSON.stringify([args, process.version, process.env.npm_config_user_agent ?? '']))
+    .update(readFileSync(join(dir, 'package.json')))
+    .update(readFileSync(join(dir, 'package-lock.json')));
+  const tree = join(INSTALLS, inputs.digest('hex').slice(0, 32));
+  if (!existsSync(tree)) {
+    mkdirSync(INSTALLS, { recursive: true });
+    // Trees of inputs no run has asked for in a day (an older lockfile) are removed.
+    for (const old of readdirSync(INSTALLS)) {
+      const path = join(INSTALLS, old);
+      if (Date.now() - statSync(path).mtimeMs > DAY_MS) rmSync(path, { recursive: true, force: true });
+    }
+    // Made aside, then renamed into place: a run that finds the folder finds a whole tree.
+    const making = mkdtempSync(`${tree}-making-`);
+    cpSync(join(dir, 'package.json'), join(making, 'package.json'));
+    cpSync(join(dir, 'package-lock.json'), join(making, 'package-lock.json'));
+    try {
+      await npm(args, making);
+      renameSync(making, tree);
+    } catch (err) {
+      rmSync(making, { recursive: true, force: true });
+      // Another run made the same tree meanwhile: use that one.
+      if (!existsSync(tree)) throw err;
+    }
+  }
+  const now = new Date();
+  utimesSync(tree, now, now);
+  symlinkSync(join(tree, 'node_modules'), join(dir, 'node_modules'), 'dir');
 }
 
 /**
