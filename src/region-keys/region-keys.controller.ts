@@ -37,6 +37,11 @@ const LAST_KEY = {
 };
 /** A body a create or update refuses: a description too long. */
 const LONG_DESCRIPTION = { description: 'x'.repeat(300) };
+/**
+ * The bodies Swagger UI's "Try it out" sends unless the reader edits them: ones that work
+ * from wherever the reader is (no allowlist, no expiry), so the new key is of use to them.
+ */
+const bodyExample = (summary: string, value: object) => ({ examples: { [summary]: { summary, value } } });
 
 @ApiTags('Region API keys')
 @Controller('auth')
@@ -68,7 +73,14 @@ export class RegionKeysController {
   @RegionKeyAuth('keys:write')
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
-  @ApiBody({ type: CreateApiKeyDto, required: false })
+  @ApiBody({
+    type: CreateApiKeyDto,
+    required: false,
+    ...bodyExample('A read-only key, usable from any address', {
+      description: 'Timetable sync (production)',
+      permissions: ['region:read'],
+    }),
+  })
   @ApiKeyCreated(CreatedApiKeyDto, 'The new key, with its secret (shown once).')
   @ApiProblems(
     ...jsonBodyProblems(
@@ -125,7 +137,11 @@ export class RegionKeysController {
   @ApiKeyId()
   @ConditionalChange(KEY_TAGS)
   @ApiConsumes('application/merge-patch+json', 'application/json')
-  @ApiBody({ type: UpdateApiKeyDto, required: false })
+  @ApiBody({
+    type: UpdateApiKeyDto,
+    required: false,
+    ...bodyExample('A new description', { description: 'Timetable sync (staging)' }),
+  })
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key as it is now, with its new ETag.' })
   @ApiProblems(
     ...jsonBodyProblems(
@@ -184,7 +200,11 @@ export class RegionKeysController {
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiKeyId({ description: 'The id of the key to replace (from GET /auth/regions/me).' })
-  @ApiBody({ type: RollApiKeyDto, required: false })
+  @ApiBody({
+    type: RollApiKeyDto,
+    required: false,
+    ...bodyExample('The old key stops in an hour', { revokeOldAfterSeconds: 3600 }),
+  })
   @ApiKeyCreated(RolledApiKeyDto, 'The new key, with its secret (shown once), and when the old key stops.')
   @ApiProblems(
     ...jsonBodyProblems(

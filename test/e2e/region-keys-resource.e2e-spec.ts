@@ -121,6 +121,23 @@ describe('GET /auth/region/api-keys/:id', () => {
     const writer = await keyWith({ permissions: ['keys:write'] });
     expectProblem(await get(writer.key, region.keyId), 403, 'insufficient-permission');
   });
+
+  it('reads the id in either case, as every route of a key does', async () => {
+    const other = await keyWith({ description: 'upper' });
+    const upper = other.id.toUpperCase();
+    const res = await get(region.key, upper);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual((await get(region.key, other.id)).json());
+    const usage = await t.request({
+      method: 'GET',
+      url: `${keyUrl(upper)}/usage`,
+      headers: { 'x-api-key': region.key },
+    });
+    expect(usage.statusCode).toBe(200);
+    expect((await patch(region.key, upper, { description: 'renamed' })).json()).toMatchObject({ id: other.id });
+    expect((await roll(region.key, upper, { revokeOldAfterSeconds: 60 })).statusCode).toBe(201);
+    expect((await del(region.key, upper)).statusCode).toBe(204);
+  });
 });
 
 describe('PATCH /auth/region/api-keys/:id', () => {
