@@ -14,6 +14,7 @@ import { ClockModule } from './common/clock/clock.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { MetricsModule } from './common/metrics/metrics.module';
 import { stopTracing } from './common/tracing/tracing';
+import { escapeInvisible } from './common/validation/plain-text';
 import { AppConfig, loadConfig, lookalikeSettingsOf } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { MIGRATION_COMMANDS } from './database';
@@ -118,7 +119,10 @@ async function main(argv: string[]): Promise<void> {
   });
   try {
     const output = await execute(context);
-    process.stdout.write(json ? `${JSON.stringify(output.value)}\n` : `${output.lines.join('\n')}\n`);
+    // Rows stored before the plain-text rule may hold line feeds, terminal escapes or bidi
+    // overrides: each such character is printed as its \uXXXX escape (JSON's own in --json).
+    const text = json ? escapeInvisible(JSON.stringify(output.value)) : output.lines.map(escapeInvisible).join('\n');
+    process.stdout.write(`${text}\n`);
   } finally {
     await context.close();
   }
@@ -130,7 +134,7 @@ main(process.argv.slice(2))
     () => process.exit(0),
     (err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(`error: ${message}\n`);
+      process.stderr.write(`error: ${message.split('\n').map(escapeInvisible).join('\n')}\n`);
       if (err instanceof UsageError) process.stderr.write(`\n${USAGE}\n`);
       process.exit(err instanceof UsageError ? 2 : 1);
     },

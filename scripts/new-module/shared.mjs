@@ -501,6 +501,7 @@ export const dtoFile = (n, p) => {
   return `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 import { type EntityTags, strongEtag } from '../../common/http';
+import { ApiDateTime, ApiInt64 } from '../../common/swagger';
 import type { ${n.Singular} } from '../entities/${n.singular}.entity';
 import { ${n.Singular}PreconditionFailedError } from '../${n.name}.errors';
 
@@ -511,23 +512,27 @@ export class ${n.Singular}Dto {
 
 ${
   c
-    ? `  @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    ${p ? 'readOnly: true,\n    ' : ''}description: 'The id of the ${c.one} it ${p ? 'belongs to' : 'refers to'}.',
-    example: ${c.exampleId},
-  })
+    ? `  /**
+   * The id of the ${c.one} it ${p ? 'belongs to' : 'refers to'}.
+   * @example ${c.exampleId}
+   */
+  @ApiInt64(${p ? '{ readOnly: true }' : ''})
   ${c.param}: ${c.type};
 
 `
     : ''
-}  @ApiProperty({ example: 'First ${n.one}' })
+}  /** @example 'First ${n.one}' */
   name: string;
 
-  @ApiProperty({ type: 'integer', format: 'int64', readOnly: true, description: 'The id of the user who created it.', example: 1 })
+  /**
+   * The id of the user who created it.
+   * @example 1
+   */
+  @ApiInt64({ readOnly: true })
   creatorId: number;
 
-  @ApiProperty({ format: 'date-time', readOnly: true, example: '2026-11-01T08:00:00.000Z' })
+  /** @example 2026-11-01T08:00:00.000Z */
+  @ApiDateTime({ readOnly: true })
   createdAt: string;
 
   static from(item: ${n.Singular}): ${n.Singular}Dto {
@@ -559,12 +564,13 @@ export const inputDtoFile = (n, p) => `import { ApiProperty, ApiSchema } from '@
 import { Transform } from 'class-transformer';
 import { ${n.ref ? 'IsInt, IsString, Length, Min' : 'IsString, Length'} } from 'class-validator';
 
-import { IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+${n.ref ? "import { ApiInt64 } from '../../common/swagger';\n" : ''}import { IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 
 /** The body of POST ${listRoute(n, p)} and PUT /${n.name}/{id}. */
 @ApiSchema({ name: '${n.Singular}Input' })
 export class ${n.Singular}InputDto {
-  @ApiProperty({ minLength: 1, maxLength: 100, description: \`Trimmed. \${PLAIN_TEXT_RULE}\`, example: 'First ${n.one}' })
+  /** @example 'First ${n.one}' */
+  @ApiProperty({ description: \`Trimmed. \${PLAIN_TEXT_RULE}\` })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
@@ -573,7 +579,11 @@ export class ${n.Singular}InputDto {
 ${
   n.ref
     ? `
-  @ApiProperty({ type: 'integer', format: 'int64', minimum: 1, description: 'The id of the ${n.ref.one} it refers to.', example: ${n.ref.exampleId} })
+  /**
+   * The id of the ${n.ref.one} it refers to.
+   * @example ${n.ref.exampleId}
+   */
+  @ApiInt64()
   @IsInt()
   @Min(1)
   ${n.ref.param}: ${n.ref.type};
@@ -583,17 +593,15 @@ ${
 `;
 
 /** A page of the list. */
-export const pageDtoFile = (n) => `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+export const pageDtoFile = (n) => `import { ApiSchema } from '@nestjs/swagger';
 
 import { PageMetaDto } from '../../common/paging';
 import { ${n.Singular}Dto } from './${n.singular}.dto';
 
 @ApiSchema({ name: 'Paginated${n.Plural}' })
 export class ${n.Singular}PageDto {
-  @ApiProperty({ type: () => [${n.Singular}Dto] })
   data: ${n.Singular}Dto[];
 
-  @ApiProperty({ type: () => PageMetaDto })
   meta: PageMetaDto;
 }
 `;

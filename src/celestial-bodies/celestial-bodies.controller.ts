@@ -5,14 +5,19 @@ import type { FastifyReply } from 'fastify';
 import { type AuthenticatedUser, CurrentUser, UserAuth } from '../auth';
 import { absoluteUrl, locationHeader } from '../common/http';
 import { Idempotent } from '../common/idempotency';
-import { NOT_FOUND, UNAVAILABLE } from '../common/problem';
+import { FORBIDDEN, NOT_FOUND, UNAVAILABLE } from '../common/problem';
 import { ApiProblems, jsonBodyProblems } from '../common/swagger';
 import { invalidBody } from '../common/validation';
 import { AppConfig } from '../config';
-import { OrbitedPlanetNotFoundError } from './celestial-bodies.errors';
+import {
+  NotPlanetCreatorError,
+  OrbitedPlanetNotFoundError,
+  SATELLITE_LIMIT,
+  SatelliteLimitError,
+} from './celestial-bodies.errors';
 import { CelestialBodiesService } from './celestial-bodies.service';
 import { type CelestialBodyInput, CelestialBodyPipe } from './celestial-body.pipe';
-import { PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
+import { MAX_SATELLITES_PER_PLANET, PLANET_TYPES, SATELLITE_TYPES } from './celestial-body-types';
 import { PlanetBodyDto, PlanetDto, planetPath } from './dto/planet.dto';
 import { PlanetBodyInputDto } from './dto/planet-input.dto';
 import { SatelliteDto } from './dto/satellite.dto';
@@ -46,7 +51,8 @@ export class CelestialBodiesController {
     summary: 'Create a celestial body',
     description:
       'A planet when `type` is terrestrial, gas_giant, ice_giant, dwarf or super_earth (you become its creator); ' +
-      'a satellite when it is moon, asteroid or comet, orbiting the existing planet named by `orbit.planet.id`. ' +
+      'a satellite when it is moon, asteroid or comet, orbiting the existing planet named by `orbit.planet.id`, which ' +
+      `you created and which has fewer than ${MAX_SATELLITES_PER_PLANET} satellites. ` +
       "Location is the new planet's URI; for a satellite, which has no URI of its own, that of the planet it orbits " +
       '(whose `satellites` list it). Bodies as the Galaxy types them are accepted: the fields the server sets (id, ' +
       'lastUpdated, creator, satellites, image) are ignored, `orbit.planet` may be a whole Planet (only its id is ' +
@@ -72,9 +78,19 @@ export class CelestialBodiesController {
       invalidBody(PlanetBodyInputDto, { type: 'terrestrial', name: '' }),
     ),
     {
+      types: [FORBIDDEN],
+      description: 'A satellite for a planet another user created: only its creator may add one.',
+      examples: [() => new NotPlanetCreatorError()],
+    },
+    {
       types: [NOT_FOUND],
       description: 'The planet named by orbit.planet.id does not exist.',
       examples: [() => new OrbitedPlanetNotFoundError(42)],
+    },
+    {
+      types: [SATELLITE_LIMIT],
+      description: `The planet already has ${MAX_SATELLITES_PER_PLANET} satellites, the most a planet may have.`,
+      examples: [() => new SatelliteLimitError(14, MAX_SATELLITES_PER_PLANET)],
     },
     UNAVAILABLE,
   )
@@ -86,7 +102,7 @@ export class CelestialBodiesController {
     const locate = (planetId: number) =>
       reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, planetPath(planetId)));
     if (body instanceof SatelliteInputDto) {
-      const { satellite, planet } = await this.celestialBodies.createSatellite(body);
+      const { satellite, planet } = await this.celestialBodies.createSatellite(user.id, body);
       locate(planet.id);
       return SatelliteDto.from(satellite, planet);
     }

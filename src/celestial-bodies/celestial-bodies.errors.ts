@@ -1,4 +1,6 @@
+import { type FailedCondition, preconditionFailedDetail } from '../common/http';
 import {
+  ConflictError,
   declareProblemExample,
   defineProblemType,
   DomainError,
@@ -20,6 +22,17 @@ export const IMAGE_TOO_LARGE = defineProblemType({
   action: 'Scale or compress the image below the limit in the detail, then upload it again.',
 });
 
+export const SATELLITE_LIMIT = defineProblemType({
+  slug: 'satellite-limit',
+  status: 409,
+  title: 'Too many satellites',
+  meaning:
+    'The planet already has the maximum number of satellites a planet may have. Nothing was added. Every satellite is listed with its planet, so the bound keeps planets and pages of planets readable.',
+  action:
+    "Delete the planet's satellites that are no longer wanted (deleting the planet deletes them), or add the satellite to another planet.",
+  example: () => new SatelliteLimitError(14, 25),
+});
+
 export class PlanetNotFoundError extends NotFoundError {
   constructor(planetId: number) {
     super(`No planet with id ${planetId} exists.`);
@@ -35,23 +48,25 @@ export class OrbitedPlanetNotFoundError extends NotFoundError {
 
 /**
  * A conditional header of a change is false: If-Match names none of the planet's current
- * ETags (someone changed it since the client read it), or If-None-Match is `*` or names
- * its current one.
+ * ETags (someone changed it since the client read it, or the tag is weak and cannot match),
+ * or If-None-Match is `*` or names its current one.
  */
 export class PlanetPreconditionFailedError extends DomainError {
-  constructor(planetId: number, header: 'If-Match' | 'If-None-Match') {
-    super(
-      PRECONDITION_FAILED,
-      header === 'If-Match'
-        ? `Planet ${planetId} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`
-        : `Planet ${planetId} exists and matches If-None-Match (\`*\`, or one of its ETags), so it was not changed.`,
-    );
+  constructor(planetId: number, failed: FailedCondition) {
+    super(PRECONDITION_FAILED, preconditionFailedDetail(`Planet ${planetId}`, failed));
   }
 }
 
 export class NotPlanetCreatorError extends ForbiddenError {
   constructor() {
-    super('Only the user who created this planet may change it.');
+    super('Only the user who created this planet may change it or add satellites to it.');
+  }
+}
+
+/** The planet a satellite would orbit has as many satellites as a planet may. */
+export class SatelliteLimitError extends ConflictError {
+  constructor(planetId: number, limit: number) {
+    super(SATELLITE_LIMIT, `Planet ${planetId} already has ${limit} satellites, the most a planet may have.`);
   }
 }
 

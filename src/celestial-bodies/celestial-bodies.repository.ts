@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { ADVISORY_LOCKS, managerOf, type Transaction } from '../database';
+import { MAX_SATELLITES_PER_PLANET } from './celestial-body-types';
 import { Planet } from './entities/planet.entity';
 import { PlanetImage } from './entities/planet-image.entity';
 import { Satellite } from './entities/satellite.entity';
@@ -85,14 +86,30 @@ export class CelestialBodiesRepository {
     return rows[0] ?? null;
   }
 
-  /** One query for the satellites of any number of planets, in planet order, then oldest first. */
+  /**
+   * One query for the satellites of any number of planets, in planet order, then oldest
+   * first: at most MAX_SATELLITES_PER_PLANET of each, read by index, so that what a planet
+   * embeds stays bounded even where rows from before the limit exceed it.
+   */
   findSatellitesOf(planetIds: number[], tx?: Transaction): Promise<SatelliteRecord[]> {
     if (planetIds.length === 0) return Promise.resolve([]);
     return managerOf(tx, this.dataSource).query(
-      `SELECT id, planet_id AS "planetId", name, description, diameter, type, orbital_period AS "orbitalPeriod", distance
-         FROM satellites WHERE planet_id = ANY($1) ORDER BY planet_id, id`,
-      [planetIds],
+      `SELECT s.id, s.planet_id AS "planetId", s.name, s.description, s.diameter, s.type,
+              s.orbital_period AS "orbitalPeriod", s.distance
+         FROM unnest($1::int[]) AS planet(id)
+        CROSS JOIN LATERAL (SELECT * FROM satellites WHERE planet_id = planet.id ORDER BY id LIMIT $2) s
+        ORDER BY s.planet_id, s.id`,
+      [planetIds, MAX_SATELLITES_PER_PLANET],
     );
+  }
+
+  /** How many satellites the planet has (its row locked by the caller, so that none is added meanwhile). */
+  async countSatellites(tx: Transaction, planetId: number): Promise<number> {
+    const [{ count }]: [{ count: number }] = await managerOf(tx).query(
+      'SELECT count(*)::int AS count FROM satellites WHERE planet_id = $1',
+      [planetId],
+    );
+    return count;
   }
 
   /** In the caller's transaction when given one. */
@@ -123,13 +140,6 @@ export class CelestialBodiesRepository {
     return managerOf(tx)
       .getRepository(Planet)
       .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
-  }
-
-  /** SELECT ... FOR SHARE: the planet cannot be deleted until the caller's transaction ends. */
-  sharePlanet(tx: Transaction, id: number): Promise<Planet | null> {
-    return managerOf(tx)
-      .getRepository(Planet)
-      .findOne({ where: { id }, lock: { mode: 'pessimistic_read' } });
   }
 
   /** In the caller's transaction when given one. */

@@ -12,9 +12,11 @@ import {
   PlanetImageNotFoundError,
   PlanetNotFoundError,
   PlanetPreconditionFailedError,
+  SatelliteLimitError,
 } from './celestial-bodies.errors';
 import { CelestialBodiesRepository, type PlanetRecord, type SatelliteRecord } from './celestial-bodies.repository';
 import type { PlanetPage, PlanetWithSatellites, SatelliteWithPlanet } from './celestial-bodies.types';
+import { MAX_SATELLITES_PER_PLANET } from './celestial-body-types';
 import { type PlanetBodyInputDto, type PlanetInputDto, toPlanetValues } from './dto/planet-input.dto';
 import type { SatelliteInputDto } from './dto/satellite-input.dto';
 import type { Planet } from './entities/planet.entity';
@@ -93,15 +95,22 @@ export class CelestialBodiesService {
   }
 
   /**
-   * Any signed-in user may add a satellite to any planet (the contract restricts only changes
-   * to the planet itself). The planet is share-locked so a concurrent delete cannot remove it
-   * between the check and the insert (which would otherwise fail on the foreign key).
+   * Adds a satellite to a planet; only its creator may, as for any change to the planet, so
+   * that nobody can grow another user's planet. A planet has at most
+   * MAX_SATELLITES_PER_PLANET satellites: they are counted with the planet's row locked
+   * (FOR UPDATE, as every change to the planet takes it), so concurrent adds are counted one
+   * after another and cannot all pass a count made before the others' inserts; the lock also
+   * keeps a concurrent delete from removing the planet between the count and the insert.
    */
-  createSatellite(input: SatelliteInputDto): Promise<SatelliteWithPlanet> {
+  async createSatellite(userId: number, input: SatelliteInputDto): Promise<SatelliteWithPlanet> {
     const planetId = input.orbit.planet.id;
+    const missing = () => new OrbitedPlanetNotFoundError(planetId);
+    createdBy(await this.repository.findPlanetCreatorId(planetId), planetId, userId, missing);
     return this.unitOfWork.runLockingRow(`planet:${planetId}`, async (tx) => {
-      const planet = await this.repository.sharePlanet(tx, planetId);
-      if (!planet) throw new OrbitedPlanetNotFoundError(planetId);
+      const planet = createdBy(await this.repository.lockPlanet(tx, planetId), planetId, userId, missing);
+      if ((await this.repository.countSatellites(tx, planetId)) >= MAX_SATELLITES_PER_PLANET) {
+        throw new SatelliteLimitError(planetId, MAX_SATELLITES_PER_PLANET);
+      }
       const satellite = await this.repository.insertSatellite(tx, {
         planetId,
         name: input.name,
@@ -205,9 +214,14 @@ export class CelestialBodiesService {
   }
 }
 
-/** `planet` when it exists and user `userId` created it; else the 404 or the 403 every change answers. */
-function createdBy<P extends Pick<Planet, 'creatorId'>>(planet: P | null, id: number, userId: number): P {
-  if (!planet) throw new PlanetNotFoundError(id);
+/** `planet` when it exists and user `userId` created it; else the 404 (`notFound`) or the 403 every change answers. */
+function createdBy<P extends Pick<Planet, 'creatorId'>>(
+  planet: P | null,
+  id: number,
+  userId: number,
+  notFound: () => Error = () => new PlanetNotFoundError(id),
+): P {
+  if (!planet) throw notFound();
   if (planet.creatorId !== userId) throw new NotPlanetCreatorError();
   return planet;
 }

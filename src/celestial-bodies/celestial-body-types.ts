@@ -8,3 +8,10 @@ export type SatelliteType = (typeof SATELLITE_TYPES)[number];
 export const isPlanetType = (value: unknown): value is PlanetType => PLANET_TYPES.includes(value as PlanetType);
 export const isSatelliteType = (value: unknown): value is SatelliteType =>
   SATELLITE_TYPES.includes(value as SatelliteType);
+
+/**
+ * How many satellites one planet may have. Every satellite is embedded in its planet's
+ * representation, on GET /planets/{planetId} and on the public page of planets, so this
+ * bound, with the page's bound on planets, is what bounds the size of those answers.
+ */
+export const MAX_SATELLITES_PER_PLANET = 25;

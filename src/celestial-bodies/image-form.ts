@@ -1,7 +1,7 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 
-import { readBodyWithIdleLimit } from '../common/http';
+import { closedMidRequest, readBodyWithIdleLimit } from '../common/http';
 import { DomainError } from '../common/problem';
 import { MalformedUploadError, MissingImageError, UnexpectedFormPartError } from './celestial-bodies.errors';
 import { MAX_IMAGE_BYTES, readImage, type ReceivedImage } from './image-upload';
@@ -72,7 +72,9 @@ function refuse(part: Multipart): UnexpectedFormPartError {
  */
 function asClientError(err: unknown, request: FastifyRequest): unknown {
   if (err instanceof DomainError) return err;
-  const aborted = request.raw.destroyed && !request.raw.readableEnded;
-  request.log.info({ err }, aborted ? 'Upload aborted by the client' : 'Malformed multipart upload refused');
+  request.log.info(
+    { err },
+    closedMidRequest(request) ? 'Upload aborted by the client' : 'Malformed multipart upload refused',
+  );
   return new MalformedUploadError();
 }

@@ -32,8 +32,8 @@ export const PLANET_TAGS: EntityTags = {
       name: 'If-Match',
       required: false,
       description:
-        'Optional. The ETag from your last GET (or PUT): the change is made only if the planet is still as you read it, else 412. ' +
-        '`*`: only if the planet exists. Without it the change is unconditional.',
+        'Optional. The ETag from your last GET (or PUT): the change is made only if the planet is still as you read it, else 412 ' +
+        '(a weak tag never matches). `*`: only if the planet exists. A malformed value is a 400. Without it the change is unconditional.',
       schema: { type: 'string', example: SAMPLE_ETAG },
     },
     {
@@ -41,7 +41,7 @@ export const PLANET_TAGS: EntityTags = {
       required: false,
       description:
         "Optional. `*`: 412 because the planet exists; ETags (compared weakly): 412 if one is the planet's current ETag. " +
-        'Checked after If-Match; on a planet that does not exist the answer stays 404.',
+        'Checked after If-Match; a malformed value is a 400; on a planet that does not exist the answer stays 404.',
       schema: { type: 'string', example: '*' },
     },
   ],
@@ -49,6 +49,6 @@ export const PLANET_TAGS: EntityTags = {
     examples: [() => new PlanetPreconditionFailedError(14, 'If-Match')],
     description:
       'Precondition failed: the planet has changed since the version named in If-Match (another client changed it; GET it again), ' +
-      'or If-None-Match is `*` or names its current ETag. Nothing was changed.',
+      'If-Match named a weak tag (never a match), or If-None-Match is `*` or names its current ETag. Nothing was changed.',
   },
 };

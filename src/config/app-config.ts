@@ -6,6 +6,7 @@ import { API_ENVIRONMENTS, type ApiEnvironment } from '../common/auth/api-key-fo
 import { isPlainHost } from '../common/http/location';
 import { IntSetting } from './int-setting';
 import { lookalikeWarnings } from './lookalike-settings';
+import { proxyListProblem } from './proxy-networks';
 import {
   ConfigValidationError,
   contextOf,
@@ -41,7 +42,7 @@ const toTrustProxy = ({ value }: { value: unknown }) => {
   return v.split(',').map((entry) => entry.trim());
 };
 /** Whether @fastify/proxy-addr accepts the list: addresses and CIDRs (or its names: loopback, linklocal, uniquelocal). */
-const isProxyList = (value: unknown): boolean => {
+const isProxyAddrList = (value: unknown): value is string[] => {
   if (!Array.isArray(value) || value.length === 0 || value.some((entry) => typeof entry !== 'string' || entry === ''))
     return false;
   try {
@@ -160,8 +161,27 @@ export class AppConfig {
   })
   DATABASE_URL?: string;
 
+  /**
+   * The embedded database's directory; `memory://` (tests) keeps it in memory only, lost at each
+   * exit, which production refuses rather than start a service that forgets everything.
+   */
   @IsString()
   @MinLength(1)
+  @ValidateBy({
+    name: 'durableDataDir',
+    validator: {
+      validate: (value: unknown, args) => {
+        const config = args?.object as AppConfig;
+        return !(
+          config.isProduction &&
+          config.DATABASE_URL === EMBEDDED_DATABASE &&
+          String(value).startsWith('memory://')
+        );
+      },
+      defaultMessage: () =>
+        'DATA_DIR must be a directory in production: memory:// keeps the embedded database in memory only, and everything is lost at each restart (or set DATABASE_URL to a PostgreSQL server)',
+    },
+  })
   DATA_DIR = './data';
 
   @IntSetting({ min: 1, max: 200 })
@@ -244,8 +264,9 @@ export class AppConfig {
       validate: (value: unknown) =>
         value === false ||
         (Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 10) ||
-        isProxyList(value),
-      defaultMessage: () =>
+        (isProxyAddrList(value) && proxyListProblem(value) === undefined),
+      defaultMessage: (args) =>
+        (isProxyAddrList(args?.value) && proxyListProblem(args.value)) ||
         'TRUST_PROXY must be false, a number of proxy hops (1..10), or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.0/8,127.0.0.1); true would let any client choose its own address',
     },
   })

@@ -56,12 +56,32 @@ function resembled(name: string, known: readonly string[], prefixes: Set<string>
     .reduce((best, next) => (editDistance(upper, next) < editDistance(upper, best) ? next : best));
 }
 
-/** One line per variable of `env` that looks like one of the `known` settings without being one. */
+/**
+ * The part of a variable's name that is a name: up to its first character that is not a
+ * letter, digit or underscore. What follows may be a secret: a YAML-style line of .env
+ * (`DATABASE_URL: postgres://app:password@db/app?sslmode=require`) makes a variable whose
+ * name runs to the `=`.
+ */
+const validPrefix = (name: string): string => /^[A-Za-z_][A-Za-z0-9_]*/.exec(name)?.[0] ?? '';
+
+/**
+ * One line per variable of `env` that looks like one of the `known` settings without being one.
+ * A malformed name is shown only up to its first character that no name may hold.
+ */
 export function lookalikeWarnings(env: NodeJS.ProcessEnv, known: readonly string[]): string[] {
   const prefixes = familyPrefixes(known);
   return Object.keys(env)
     .sort()
     .flatMap((name) => {
+      const valid = validPrefix(name);
+      if (valid !== name) {
+        const setting = known.includes(valid) ? valid : valid && resembled(valid, known, prefixes);
+        return setting
+          ? [
+              `A variable named ${valid} followed by characters no name may hold (rest not shown) is ignored; is its line malformed? Settings are written NAME=value, as ${setting}=...`,
+            ]
+          : [];
+      }
       const setting = resembled(name, known, prefixes);
       return setting ? [`${name} is not a setting and is ignored; did you mean ${setting}?`] : [];
     });

@@ -34,14 +34,24 @@ export class ConfigValidationError extends Error {
   }
 }
 
-/** A setting's value as an error message may show it: no secrets, no passwords in URLs. */
+/**
+ * A setting's value as an error message may show it: no secrets, no passwords in URLs. A URL
+ * that failed validation may be one a mask cannot read (a `/` in the password, a JDBC
+ * `?password=`, one slash after the scheme): only its scheme and host are shown, as URL parsing
+ * finds them, and nothing when it does not parse.
+ */
 function displayValue(name: string, value: unknown): string {
   if (/KEY|SECRET|PASSWORD/.test(name)) return '(hidden)';
   if (value === undefined) return '(unset)';
-  if (typeof value === 'string' && name.endsWith('_URL')) {
-    return JSON.stringify(value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@'));
-  }
+  if (typeof value === 'string' && name.endsWith('_URL')) return displayUrl(value);
   return JSON.stringify(value);
+}
+
+function displayUrl(value: string): string {
+  const url = URL.parse(value);
+  // A port or path may be part of a password that a misplaced `/` or `#` cut off.
+  if (!url?.hostname) return '(not shown: not a URL with a host)';
+  return `${JSON.stringify(`${url.protocol}//${url.hostname}`)} (user, password, port, path and query not shown)`;
 }
 
 const contexts = new WeakMap<object, object>();

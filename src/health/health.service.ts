@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 
 import { ShutdownState } from '../common/lifecycle';
-import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit';
+import { RateLimitStore } from '../common/rate-limit';
 import { DatabaseHealth } from '../database';
 
 /** A probe answers within this, whatever a silent dependency does (orchestrators time probes out). */
@@ -21,7 +21,7 @@ const REDIS_STATE = { redis: 'up', 'redis-away': 'degraded', memory: 'not config
 export class HealthService {
   constructor(
     private readonly database: DatabaseHealth,
-    @Inject(RATE_LIMIT_STORE) private readonly counters: RateLimitStore,
+    private readonly counters: RateLimitStore,
     private readonly shutdown: ShutdownState,
   ) {}
 

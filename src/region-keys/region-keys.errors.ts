@@ -1,3 +1,4 @@
+import { type FailedCondition, preconditionFailedDetail } from '../common/http';
 import {
   ConflictError,
   defineProblemType,
@@ -170,14 +171,8 @@ export const unnarrowingPermissions = (permissions: Permission[]) =>
 
 /** If-Match names a version of the key it no longer has, or If-None-Match is `*` or its version. */
 export class ApiKeyChangedError extends DomainError {
-  constructor(header: 'If-Match' | 'If-None-Match') {
-    super(
-      PRECONDITION_FAILED,
-      header === 'If-Match'
-        ? 'The API key has changed since the version named in If-Match. GET it again, and send its new ETag if your ' +
-            'change still applies.'
-        : 'The API key exists and matches If-None-Match (`*`, or one of its ETags), so it was not changed.',
-    );
+  constructor(failed: FailedCondition) {
+    super(PRECONDITION_FAILED, preconditionFailedDetail('The API key', failed));
   }
 }
 

@@ -2,6 +2,7 @@ import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
 
 import { API_KEY_PREFIX, API_KEY_PREFIXES, type ApiEnvironment, generatedKeyEnvironment } from '../common/auth';
+import { IsPlainText } from '../common/validation';
 import { appConfigOf, emptyToUndefined, IntSetting, NodeEnv } from '../config';
 
 const otherEnvironment = (environment: ApiEnvironment): ApiEnvironment => (environment === 'live' ? 'sandbox' : 'live');
@@ -13,6 +14,7 @@ export class RegionKeysSettings {
   @IsString()
   @MinLength(1)
   @MaxLength(100)
+  @IsPlainText()
   INITIAL_REGION_NAME?: string;
 
   @Transform(emptyToUndefined)

@@ -1,5 +1,7 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { isEmail, ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import { LRUCache } from 'lru-cache';
 
@@ -25,12 +27,6 @@ export const EMAIL_MIXED_SCRIPT_MESSAGE =
 export const EMAIL_DOMAIN_MESSAGE = 'email must have a valid (internationalised) domain name';
 export const EMAIL_CANONICAL_LENGTH_MESSAGE = `email must be at most ${EMAIL_MAX_LENGTH} characters with its domain in ASCII (IDNA) form`;
 export const EMAIL_FORMAT_MESSAGE = 'email must be an email';
-
-/** The rule, as the API documentation states it. */
-export const EMAIL_RULE =
-  'Trimmed. One account per canonical form: compared after Unicode NFKC normalisation, lower-casing, and with the domain in IDNA ASCII form ' +
-  '(so "BÜCHER.com" and "xn--bcher-kva.com" are one domain). Refused: invisible, control and bidirectional characters, ' +
-  'and Latin mixed with Cyrillic or Greek in the local part or in one domain label.';
 
 export type EmailCheck =
   /**
@@ -94,21 +90,26 @@ export function canonicalEmail(input: string): string | null {
 
 /**
  * An address `checkEmail` accepts; the message says why one is refused. Anything but a
- * string passes, for IsString to refuse with its own message.
+ * string passes, for IsString to refuse with its own message. Documented as an email of at
+ * most EMAIL_MAX_LENGTH characters, which the plugin cannot read from a custom validator or a
+ * bound written as a named constant.
  */
 export const IsAccountEmail = (options?: ValidationOptions) =>
-  ValidateBy(
-    {
-      name: 'isAccountEmail',
-      validator: {
-        validate: (value: unknown) => typeof value !== 'string' || checkEmail(value).ok,
-        defaultMessage: ({ value }: ValidationArguments) => {
-          const checked = typeof value === 'string' ? checkEmail(value) : null;
-          return checked && !checked.ok ? checked.problem.replace(/^email/, '$property') : EMAIL_FORMAT_MESSAGE;
+  applyDecorators(
+    ValidateBy(
+      {
+        name: 'isAccountEmail',
+        validator: {
+          validate: (value: unknown) => typeof value !== 'string' || checkEmail(value).ok,
+          defaultMessage: ({ value }: ValidationArguments) => {
+            const checked = typeof value === 'string' ? checkEmail(value) : null;
+            return checked && !checked.ok ? checked.problem.replace(/^email/, '$property') : EMAIL_FORMAT_MESSAGE;
+          },
         },
       },
-    },
-    options,
+      options,
+    ),
+    ApiProperty({ format: 'email', maxLength: EMAIL_MAX_LENGTH }),
   );
 
 const refused = (problem: string): EmailCheck => ({ ok: false, problem });

@@ -1,8 +1,10 @@
 import type { InjectOptions, Response } from 'light-my-request';
 import { DataSource } from 'typeorm';
 
-import type { TestApp } from '../support/test-app';
-import type { UserFixture } from '../support/users';
+import { MAX_SATELLITES_PER_PLANET } from '../../src/celestial-bodies/celestial-body-types';
+import { type TestApp, type TwoApps, twoInstances } from '../support/test-app';
+import { usesPostgresServer } from '../support/test-database';
+import { newUser, type UserFixture } from '../support/users';
 import { createPlanet, expectProblem, ISO, startWithAliceAndBob } from './planets-support';
 
 let t: TestApp;
@@ -49,10 +51,10 @@ describe('POST /celestial-bodies', () => {
   );
 
   it.each(['moon', 'asteroid', 'comet'])(
-    "creates a Satellite for type %s, orbiting any user's planet",
+    'creates a Satellite for type %s, orbiting a planet of its creator',
     async (type) => {
       const planet = await createPlanet(t, alice, { name: 'Mars' });
-      const res = await create(bob, {
+      const res = await create(alice, {
         name: 'Phobos',
         description: 'Phobos is the larger and innermost of the two moons of Mars.',
         diameter: 22.2,
@@ -97,6 +99,56 @@ describe('POST /celestial-bodies', () => {
     expect(res.json().id).not.toBe(0);
   });
 
+  it("refuses a satellite for another user's planet (403), and stores nothing", async () => {
+    const planet = await createPlanet(t, alice, { name: 'Mars' });
+    const res = await create(bob, { name: 'Intruder', type: 'moon', orbit: { planet: { id: planet.id } } });
+    expect(expectProblem(res, 403).detail).toMatch(/Only the user who created this planet may .* add satellites/);
+    expect((await request({ method: 'GET', url: `/planets/${planet.id}` })).json().satellites).toEqual([]);
+  });
+
+  it(`refuses a satellite past ${MAX_SATELLITES_PER_PLANET} on one planet with a 409, even when the adds race`, async () => {
+    const planet = await createPlanet(t, alice, { name: 'Crowded' });
+    const moon = (n: number) =>
+      create(alice, { name: `Moon ${n}`, type: 'moon', orbit: { planet: { id: planet.id } } });
+    for (let n = 1; n < MAX_SATELLITES_PER_PLANET - 2; n++) expect((await moon(n)).statusCode).toBe(201);
+    // Eight adds at once for the last three places: each is counted after the one before it.
+    const racing = await Promise.all([...Array(8).keys()].map((n) => moon(100 + n)));
+    expect(racing.map((res) => res.statusCode).sort()).toEqual([201, 201, 201, 409, 409, 409, 409, 409]);
+    const full = racing.find((res) => res.statusCode === 409)!;
+    expect(expectProblem(full, 409)).toMatchObject({
+      type: '/problems/satellite-limit',
+      detail: `Planet ${planet.id} already has ${MAX_SATELLITES_PER_PLANET} satellites, the most a planet may have.`,
+    });
+    expect((await request({ method: 'GET', url: `/planets/${planet.id}` })).json().satellites).toHaveLength(
+      MAX_SATELLITES_PER_PLANET,
+    );
+    // Another planet of the same user is not affected.
+    const other = await createPlanet(t, alice, { name: 'Roomy' });
+    expect((await create(alice, { name: 'Moon', type: 'moon', orbit: { planet: { id: other.id } } })).statusCode).toBe(
+      201,
+    );
+  });
+
+  it(`embeds at most ${MAX_SATELLITES_PER_PLANET} satellites in a planet, oldest first, even where the database holds more`, async () => {
+    const planet = await createPlanet(t, alice, { name: 'Overgrown' });
+    // Rows as a database from before the limit may hold them.
+    await t.app
+      .get(DataSource)
+      .query(
+        `INSERT INTO satellites (planet_id, name, type) SELECT $1, 'Moon ' || n, 'moon' FROM generate_series(1, 200) n`,
+        [planet.id],
+      );
+    const names = [...Array(MAX_SATELLITES_PER_PLANET).keys()].map((n) => `Moon ${n + 1}`);
+    const one = (await request({ method: 'GET', url: `/planets/${planet.id}` })).json();
+    expect(one.satellites.map((s: { name: string }) => s.name)).toEqual(names);
+    // The newest planet, so the last of the list.
+    const { total } = (await request({ method: 'GET', url: '/planets?limit=1' })).json().meta;
+    const [listed] = (await request({ method: 'GET', url: `/planets?limit=1&offset=${total - 1}` })).json().data;
+    expect(listed.id).toBe(planet.id);
+    expect(listed.satellites.map((s: { name: string }) => s.name)).toEqual(names);
+    expectProblem(await create(alice, { name: 'One more', type: 'moon', orbit: { planet: { id: planet.id } } }), 409);
+  });
+
   it('refuses a satellite without an orbit, saying that a satellite here must orbit a planet', async () => {
     const problem = expectProblem(await create(alice, { name: 'Adrift', type: 'asteroid' }), 400, 'orbit');
     expect(JSON.stringify(problem.errors)).toContain('must orbit a planet');
@@ -128,6 +180,32 @@ describe('POST /celestial-bodies', () => {
       'successCallbackUrl',
     ],
     ['a planet without a name', { type: 'dwarf' }, 'name'],
+    ['a planet listing a satellite that is a number', { name: 'X', type: 'dwarf', satellites: [1] }, 'satellites'],
+    [
+      'a planet listing a satellite with a name that is not text',
+      { name: 'X', type: 'dwarf', satellites: [{ name: 3 }] },
+      'satellites.0.name',
+    ],
+    [
+      'a planet listing a satellite of an unknown type',
+      { name: 'X', type: 'dwarf', satellites: [{ name: 'Phobos', type: 'star' }] },
+      'satellites.0.type',
+    ],
+    [
+      'a planet listing a satellite with a field no Satellite has',
+      { name: 'X', type: 'dwarf', satellites: [{ name: 'Phobos', mass: 1 }] },
+      'satellites.0.mass',
+    ],
+    [
+      'a planet listing a satellite whose orbit is a list',
+      { name: 'X', type: 'dwarf', satellites: [{ name: 'Phobos', orbit: [] }] },
+      'satellites.0.orbit',
+    ],
+    [
+      `a planet listing more than ${MAX_SATELLITES_PER_PLANET} satellites`,
+      { name: 'X', type: 'dwarf', satellites: Array(MAX_SATELLITES_PER_PLANET + 1).fill({ name: 'Phobos' }) },
+      'satellites',
+    ],
     ['a satellite without an orbit', { name: 'X', type: 'moon' }, 'orbit'],
     ['a satellite without its planet', { name: 'X', type: 'moon', orbit: {} }, 'orbit.planet'],
     [
@@ -192,8 +270,8 @@ describe('deleting a planet', () => {
     const mars = await createPlanet(t, alice, { name: 'Mars' });
     const earth = await createPlanet(t, alice, { name: 'Earth' });
     for (const name of ['Phobos', 'Deimos'])
-      await create(bob, { name, type: 'moon', orbit: { planet: { id: mars.id } } });
-    await create(bob, { name: 'Moon', type: 'moon', orbit: { planet: { id: earth.id } } });
+      await create(alice, { name, type: 'moon', orbit: { planet: { id: mars.id } } });
+    await create(alice, { name: 'Moon', type: 'moon', orbit: { planet: { id: earth.id } } });
 
     const res = await request({
       method: 'DELETE',
@@ -211,7 +289,7 @@ describe('deleting a planet', () => {
     for (let round = 0; round < 5; round++) {
       const planet = await createPlanet(t, alice);
       const moon = (n: number) =>
-        create(bob, { name: `Moon ${n}`, type: 'moon', orbit: { planet: { id: planet.id } } });
+        create(alice, { name: `Moon ${n}`, type: 'moon', orbit: { planet: { id: planet.id } } });
       const [deleted, ...added] = await Promise.all([
         moon(1),
         request({ method: 'DELETE', url: `/planets/${planet.id}`, headers: { authorization: alice.basic } }),
@@ -227,12 +305,48 @@ describe('deleting a planet', () => {
     }
   });
 
-  it('cannot be done by someone who only added a satellite to it', async () => {
+  it('cannot be done by another user', async () => {
     const mars = await createPlanet(t, alice, { name: 'Mars' });
-    await create(bob, { name: 'Phobos', type: 'moon', orbit: { planet: { id: mars.id } } });
+    await create(alice, { name: 'Phobos', type: 'moon', orbit: { planet: { id: mars.id } } });
     expectProblem(
       await request({ method: 'DELETE', url: `/planets/${mars.id}`, headers: { authorization: bob.basic } }),
       403,
     );
+  });
+});
+
+/**
+ * Two instances on one PostgreSQL server: each queues the adds for one planet in its own
+ * process, so only the database's row lock keeps their counts from overlapping. The
+ * embedded database serves one process only, so this runs in the PostgreSQL pass.
+ */
+(usesPostgresServer() ? describe : describe.skip)('satellites added through two instances at once', () => {
+  let apps: TwoApps;
+  beforeAll(async () => {
+    apps = await twoInstances();
+  });
+  afterAll(async () => apps?.close());
+
+  it(`never holds more than ${MAX_SATELLITES_PER_PLANET} on one planet`, async () => {
+    const { a, b } = apps;
+    const owner = await newUser(a, { name: 'Owner' });
+    // A few rounds: without the row lock, overlapping counts show in most rounds, not in all.
+    for (let round = 0; round < 4; round++) {
+      const planet = await createPlanet(a, owner, { name: `Contested ${round}` });
+      const moon = (via: TestApp, n: number) =>
+        via.request({
+          method: 'POST',
+          url: '/celestial-bodies',
+          headers: { authorization: owner.basic },
+          payload: { name: `Moon ${n}`, type: 'moon', orbit: { planet: { id: planet.id } } },
+        });
+      for (let n = 1; n <= MAX_SATELLITES_PER_PLANET - 3; n++) expect((await moon(a, n)).statusCode).toBe(201);
+      const racing = await Promise.all([...Array(12).keys()].map((n) => moon(n % 2 ? a : b, 100 + n)));
+      expect(racing.map((res) => res.statusCode).sort()).toEqual([...Array(3).fill(201), ...Array(9).fill(409)]);
+      const [{ count }] = await a.app
+        .get(DataSource)
+        .query('SELECT count(*)::int AS count FROM satellites WHERE planet_id = $1', [planet.id]);
+      expect(count).toBe(MAX_SATELLITES_PER_PLANET);
+    }
   });
 });

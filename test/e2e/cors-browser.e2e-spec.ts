@@ -18,6 +18,7 @@ jest.setTimeout(120_000);
 let t: TestApp;
 let api: string;
 let key: string;
+let keyId: string;
 let browser: Browser;
 const pages: Server[] = [];
 let allowedOrigin: string;
@@ -39,7 +40,7 @@ beforeAll(async () => {
   t = await startTestApp({ CORS_ORIGINS: allowedOrigin });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   api = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
-  key = (await newRegion(t, 'CORS region')).key;
+  ({ key, keyId } = await newRegion(t, 'CORS region'));
   browser = await launchChromium();
 });
 
@@ -50,20 +51,22 @@ afterAll(async () => {
 });
 
 /** Runs fetch() in a page of `origin`; returns what the page could read, or the error it got. */
-async function fetchFrom(origin: string, path: string, apiKey?: string) {
+async function fetchFrom(origin: string, path: string, apiKey?: string, init: { method?: string; body?: string } = {}) {
   const page = await browser.newPage();
   try {
     await page.goto(origin);
     return await page.evaluate(
-      async ({ url, apiKey }) => {
+      async ({ url, apiKey, init }) => {
         try {
-          const res = await fetch(url, { headers: apiKey ? { 'X-API-Key': apiKey } : {} });
+          const headers: Record<string, string> = apiKey ? { 'X-API-Key': apiKey } : {};
+          if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+          const res = await fetch(url, { ...init, headers });
           return { status: res.status, requestId: res.headers.get('X-Request-ID'), body: await res.json() };
         } catch (err) {
           return { error: String(err) };
         }
       },
-      { url: `${api}${path}`, apiKey },
+      { url: `${api}${path}`, apiKey, init },
     );
   } finally {
     await page.close();
@@ -78,6 +81,14 @@ it('lets a page of an allowed origin call the API with a key, and read the answe
     status: 401,
     body: { status: 401 },
   });
+});
+
+it('lets a page of an allowed origin send every method the API has, PATCH included', async () => {
+  const patched = await fetchFrom(allowedOrigin, `/auth/region/api-keys/${keyId}`, key, {
+    method: 'PATCH',
+    body: JSON.stringify({ description: 'renamed from a page' }),
+  });
+  expect(patched).toMatchObject({ status: 200, body: { description: 'renamed from a page' } });
 });
 
 it('keeps the answer from a page of another origin: its fetch fails in the browser', async () => {

@@ -1,3 +1,6 @@
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+
 import type { Response } from 'light-my-request';
 
 import { MAX_JSON_DEPTH } from '../../src/common/validation/json-shape';
@@ -324,5 +327,31 @@ describe('names and descriptions are plain text', () => {
       expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 201 });
       expect(res.json()).toMatchObject({ name, description: name });
     }
+  });
+});
+
+describe('a client that closes the connection mid-body', () => {
+  it('is logged once, at info, as a client abort: never as a database fault or an error', async () => {
+    await t.app.listen(0, '127.0.0.1');
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const firstLog = t.logs.length;
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /planets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${alice.basic}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"Half`,
+    );
+    // Long enough for the server to be reading the body when the connection drops.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.destroy();
+    const aborted = () => t.logs.slice(firstLog).filter((line) => line.includes('Request aborted by the client'));
+    const deadline = Date.now() + 5000;
+    while (aborted().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Then a while for any later line about the same request.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const logs = t.logs.slice(firstLog);
+    expect(aborted()).toEqual([expect.stringMatching(/"level":30,.*"requestId":"[^"]+"/)]);
+    expect(logs.filter((line) => /Database fault/i.test(line))).toEqual([]);
+    expect(logs.filter((line) => /"level":(40|50|60)/.test(line))).toEqual([]);
   });
 });

@@ -1,7 +1,13 @@
+import { randomUUID } from 'node:crypto';
+
+import type { DataSource } from 'typeorm';
+
 import { loadConfig } from '../../src/config/app-config';
 import { openDatabase } from '../../src/database/data-source';
+import { KeyRollAndRegionEvents1763900000000 } from '../../src/region-keys/migrations/1763900000000-key-roll-and-region-events';
+import { KeyPermissionsAndAllowlists1764100000000 } from '../../src/region-keys/migrations/1764100000000-key-permissions-and-allowlists';
 import { runProcess } from '../support/processes';
-import { createPersistentTestDatabase, TestDatabase } from '../support/test-database';
+import { createPersistentTestDatabase, createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
  * `cli migration show|run|revert` on the built code, as `npm run migration:show|run|revert`
@@ -17,20 +23,43 @@ const EXITS_WITHIN_MS = 60_000;
 const migration = (command: string, env: Record<string, string>) =>
   runProcess('dist/src/cli.js', ['migration', command], { NODE_ENV: 'test', ...env }, { timeoutMs: EXITS_WITHIN_MS });
 
-async function appliedMigrations(env: Record<string, string>): Promise<string[]> {
+async function onDatabase<T>(env: Record<string, string>, work: (db: DataSource) => Promise<T>): Promise<T> {
   const { dataSource, embedded } = await openDatabase(loadConfig(env));
   try {
     await dataSource.initialize();
-    const [{ missing }] = await dataSource.query<{ missing: boolean }[]>(
-      "SELECT to_regclass('migrations') IS NULL AS missing",
-    );
-    if (missing) return [];
-    const rows = await dataSource.query<{ name: string }[]>('SELECT name FROM migrations ORDER BY id');
-    return rows.map((row) => row.name);
+    return await work(dataSource);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
   }
+}
+
+const appliedMigrations = (env: Record<string, string>): Promise<string[]> =>
+  onDatabase(env, async (db) => {
+    const [{ missing }] = await db.query<{ missing: boolean }[]>("SELECT to_regclass('migrations') IS NULL AS missing");
+    if (missing) return [];
+    const rows = await db.query<{ name: string }[]>('SELECT name FROM migrations ORDER BY id');
+    return rows.map((row) => row.name);
+  });
+
+/** Adds a key to a region (made when absent) with the columns given; returns its id. */
+async function insertKey(db: DataSource, regionId: string, columns: Record<string, unknown> = {}): Promise<string> {
+  await db.query(`INSERT INTO regions (id, name) VALUES ($1, 'Region') ON CONFLICT DO NOTHING`, [regionId]);
+  const id = randomUUID();
+  const all: Record<string, unknown> = {
+    id,
+    region_id: regionId,
+    token_hash: id.replace(/-/g, '').padEnd(64, '0'),
+    token_preview: 'rk_preview',
+    permissions: ['region:read', 'keys:write'],
+    ...columns,
+  };
+  const names = Object.keys(all);
+  await db.query(
+    `INSERT INTO api_keys (${names.map((name) => `"${name}"`).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+    Object.values(all),
+  );
+  return id;
 }
 
 let database: TestDatabase;
@@ -61,4 +90,76 @@ it('shows without migrating, runs, reverts the last migration and runs it again,
   expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
   expect(again.stdout).toBe(`Applied: ${all[all.length - 1]}\n`);
   expect(await appliedMigrations(database.env)).toEqual(all);
+});
+
+describe('a rollback never makes a key more powerful', () => {
+  it('refuses to revert the key expiry while an unexpired key has one, and revokes expired keys as of their expiry', async () => {
+    expect((await migration('run', database.env)).code).toBe(0);
+    const all = await appliedMigrations(database.env);
+    expect(all.at(-1)).toBe('KeyExpiryAndUpdates1764600000000');
+    const regionId = randomUUID();
+    const expiredAt = new Date(Date.now() - 3_600_000);
+    const [expiring, expired, rolledAway] = await onDatabase(database.env, async (db) => [
+      await insertKey(db, regionId, { expires_at: new Date(Date.now() + 86_400_000) }),
+      await insertKey(db, regionId, { expires_at: expiredAt }),
+      // Its roll ended before its expiry: stopped already, so not in the way.
+      await insertKey(db, regionId, { expires_at: new Date(Date.now() + 86_400_000), revokes_at: expiredAt }),
+    ]);
+
+    const refused = await migration('revert', database.env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^error: 1 active API key\(s\) have an expiry \(expires_at\).*would make them permanent\. Revoke them.*Nothing was changed\.\n$/,
+    );
+    expect(await appliedMigrations(database.env)).toEqual(all);
+
+    await onDatabase(database.env, (db) =>
+      db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [expiring]),
+    );
+    const reverted = await migration('revert', database.env);
+    expect({ code: reverted.code, stderr: reverted.stderr }).toEqual({ code: 0, stderr: '' });
+    // Run again, the migration finds every key that had an expiry revoked: none came back permanent.
+    expect((await migration('run', database.env)).code).toBe(0);
+    const keys = await onDatabase(database.env, (db) =>
+      db.query<{ id: string; revoked_at: Date | null }[]>('SELECT id, revoked_at FROM api_keys WHERE region_id = $1', [
+        regionId,
+      ]),
+    );
+    for (const id of [expired, rolledAway])
+      expect(keys.find((key) => key.id === id)?.revoked_at?.toISOString()).toBe(expiredAt.toISOString());
+    expect(keys.every((key) => key.revoked_at !== null)).toBe(true);
+  });
+
+  it('refuses to revert key permissions and allowlists, or scheduled stops, while a working key has them', async () => {
+    const migrated = await createTestDatabase();
+    try {
+      await onDatabase(migrated.env, async (db) => {
+        const regionId = randomUUID();
+        await insertKey(db, regionId, { permissions: ['region:read'] });
+        await insertKey(db, regionId, { allowed_cidrs: ['203.0.113.0/24'] });
+        await insertKey(db, regionId, { revokes_at: new Date(Date.now() + 3_600_000) });
+        // Stopped already: none of these counts.
+        await insertKey(db, regionId, { permissions: ['region:read'], revoked_at: new Date() });
+        await insertKey(db, regionId, { allowed_cidrs: ['203.0.113.0/24'], revokes_at: new Date(Date.now() - 1000) });
+        const down = async (migration: { down(q: unknown): Promise<void> }) => {
+          const runner = db.createQueryRunner();
+          await runner.startTransaction();
+          try {
+            await migration.down(runner);
+          } finally {
+            await runner.rollbackTransaction();
+            await runner.release();
+          }
+        };
+        await expect(down(new KeyPermissionsAndAllowlists1764100000000())).rejects.toThrow(
+          /^2 active API key\(s\) have limited permissions or an address allowlist .* let them do everything from any address\. Revoke them/,
+        );
+        await expect(down(new KeyRollAndRegionEvents1763900000000())).rejects.toThrow(
+          /^1 active API key\(s\) are scheduled to stop \(revokes_at, after a roll\).*would make them permanent/,
+        );
+      });
+    } finally {
+      await migrated.drop();
+    }
+  });
 });

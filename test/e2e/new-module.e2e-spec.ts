@@ -1,8 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
+import { HANDED_DOWN, TEMPLATE_ENV } from '../support/database-templates';
 import { usesPostgresServer } from '../support/test-database';
 
 /**
@@ -86,6 +87,8 @@ const SUITES = [
 
 onFirstPass('npm run new:module', () => {
   let copy: string;
+  /** The Jest run on the copy, started beside the checks. */
+  let suites: Promise<{ status: number | null; output: string }> | undefined;
 
   beforeAll(() => {
     // Real: Jest reports the suites it ran by their real paths.
@@ -98,11 +101,15 @@ onFirstPass('npm run new:module', () => {
     // This run's global setup compiled it: the scaffolds' build and the copy's recompile only what they add.
     if (existsSync('dist')) cpSync('dist', join(copy, 'dist'), { recursive: true, preserveTimestamps: true });
   });
-  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+  afterAll(async () => {
+    await suites;
+    rmSync(copy, { recursive: true, force: true });
+  });
 
-  // Not this run's: its database, its worker, its tier, and the database templates its global
-  // setup made (TEST_*), which hold this checkout's migrations; the copy's own Jest makes its own.
-  // Fewer property runs than the suite's own (hostile-input's fuzzing of every route): here
+  // Not this run's: its database, its worker, its tier, and what else its global setup set
+  // (TEST_*). Its embedded templates, though, are handed down (HANDED_DOWN): they hold every
+  // migration but the scaffolds', which each app of the copy applies at start; and the copy's
+  // dist/ is current, the scaffolds having compiled it. Fewer property runs than the suite's own (hostile-input's fuzzing of every route): here
   // they show that the new routes are listed and answer hostile input as the others do, which
   // ten cases per property show; this run's own hostile-input suite does the rest.
   const env = {
@@ -111,6 +118,10 @@ onFirstPass('npm run new:module', () => {
         ([name]) => name !== 'DATABASE_URL' && name !== 'JEST_WORKER_ID' && !name.startsWith('TEST_'),
       ),
     ),
+    ...Object.fromEntries(
+      [TEMPLATE_ENV.embeddedImage, TEMPLATE_ENV.embeddedDataDir].map((name) => [name, process.env[name] ?? '']),
+    ),
+    [HANDED_DOWN]: '1',
     PROPERTY_RUNS: '10',
   };
   /** Runs a command in the copy. */
@@ -123,6 +134,24 @@ onFirstPass('npm run new:module', () => {
     const { status, output } = run(command, ...args);
     if (status !== 0) throw new Error(`${[command, ...args].join(' ')} exited with ${status}:\n${output.slice(-8000)}`);
   };
+  /** As run(), beside other commands. */
+  const runAlongside = (command: string, ...args: string[]) =>
+    new Promise<{ status: number | null; output: string }>((done) => {
+      const child = spawn(command, args, { cwd: copy, env });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('error', (err) => (output += String(err)));
+      child.on('close', (status) => done({ status, output }));
+    });
+  /** As succeed(), beside other commands. */
+  const succeedAlongside = async (command: string, ...args: string[]) => {
+    const { status, output } = await runAlongside(command, ...args);
+    if (status !== 0) throw new Error(`${[command, ...args].join(' ')} exited with ${status}:\n${output.slice(-8000)}`);
+  };
+  /** The suites that check features, and the new modules' own, in one Jest run on the copy. */
+  const runSuites = () =>
+    runAlongside('npm', 'run', 'jest', '--', '--maxWorkers=2', '--json', '--outputFile=jest-results.json', ...SUITES);
 
   /** The files below `dir`, not following links (node_modules is one). */
   const filesIn = (dir: string): string[] =>
@@ -181,29 +210,26 @@ onFirstPass('npm run new:module', () => {
     }
   }, 300_000);
 
-  it('writes modules that type-check, lint and keep the dependency rules', () => {
-    succeed('npm', 'run', 'typecheck');
+  it('writes modules that type-check, lint and keep the dependency rules', async () => {
     const changed = changedFiles();
     const sources = changed.filter((file) => file.endsWith('.ts'));
-    succeed(process.execPath, 'node_modules/eslint/bin/eslint.js', '--max-warnings', '0', ...sources);
     const formatted = changed.filter((file) => !file.endsWith('.json'));
-    succeed(process.execPath, 'node_modules/prettier/bin/prettier.cjs', '--check', ...formatted);
-    succeed('npm', 'run', 'lint:deps');
+    // Side by side, and beside the Jest run of the next test (none of them reads what it
+    // writes): each is one process on one core, and the Jest run starts with one.
+    suites = runSuites();
+    await Promise.all([
+      succeedAlongside('npm', 'run', 'typecheck'),
+      succeedAlongside(process.execPath, 'node_modules/eslint/bin/eslint.js', '--max-warnings', '0', ...sources),
+      succeedAlongside(process.execPath, 'node_modules/prettier/bin/prettier.cjs', '--check', ...formatted).then(() =>
+        succeedAlongside('npm', 'run', 'lint:deps'),
+      ),
+    ]);
   }, 300_000);
 
   it(
     'passes their tests and every suite that checks features: problem examples, route policies, hostile input, locations, the generated client, the OpenAPI document, the soak',
-    () => {
-      const { status, output } = run(
-        'npm',
-        'run',
-        'jest',
-        '--',
-        '--maxWorkers=2',
-        '--json',
-        '--outputFile=jest-results.json',
-        ...SUITES,
-      );
+    async () => {
+      const { status, output } = await (suites ??= runSuites());
       const results = existsSync(join(copy, 'jest-results.json'))
         ? (JSON.parse(readFileSync(join(copy, 'jest-results.json'), 'utf8')) as {
             testResults: { name: string; status: string }[];

@@ -246,7 +246,7 @@ describe('GET /planets/{planetId}', () => {
       diameter: 22.2,
       orbit: { planet: { id: planet.id }, orbitalPeriod: 0.319, distance: 9376 },
     });
-    const deimos = await createSatellite(t, bob, planet.id, { name: 'Deimos' });
+    const deimos = await createSatellite(t, alice, planet.id, { name: 'Deimos' });
     const res = await get(`/planets/${planet.id}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().satellites).toEqual([
@@ -542,7 +542,7 @@ describe('OpenAPI document', () => {
         'createCelestialBody',
         'Celestial Bodies',
         user,
-        ['201', '400', '404', '413', '415', '503', ...auth, ...retried],
+        ['201', '400', '403', '404', '413', '415', '503', ...auth, ...retried],
       ],
     ] as const;
     for (const [path, method, operationId, tag, security, statuses] of operations) {

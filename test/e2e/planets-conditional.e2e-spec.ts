@@ -38,6 +38,29 @@ const etagOf = async (id: number): Promise<string> => String((await get(id)).hea
 function expectPreconditionFailed(res: Awaited<ReturnType<typeof get>>) {
   const body = expectProblem(res, 412);
   expect(body).toMatchObject({ type: '/problems/precondition-failed', title: 'Precondition failed' });
+  return body;
+}
+
+/** What RFC 9110's grammar refuses, some of them holding the planet's current tag. */
+const malformed = (etag: string) => [
+  'junk',
+  '',
+  ';',
+  'W/',
+  etag.slice(1, -1),
+  `garbage ${etag}`,
+  `${etag}, *`,
+  `*, ${etag}`,
+  `${etag};q=1`,
+  `${etag} garbage`,
+  `w/${etag}`,
+];
+
+function expectMalformed(res: Awaited<ReturnType<typeof get>>, header: 'If-Match' | 'If-None-Match') {
+  const body = expectProblem(res, 400, header);
+  expect(body.type).toBe('/problems/validation');
+  expect(body.detail).toBe(`The ${header} header is malformed.`);
+  expect(body.errors).toEqual([{ field: header, message: expect.stringContaining('quoted entity tags') }]);
 }
 
 describe('GET /planets/{planetId}', () => {
@@ -61,7 +84,7 @@ describe('GET /planets/{planetId}', () => {
     const seen = [await etagOf(planet.id)];
     expect((await put(alice, planet.id, { name: 'Mars', description: 'Changed' })).statusCode).toBe(200);
     seen.push(await etagOf(planet.id));
-    await createSatellite(t, bob, planet.id);
+    await createSatellite(t, alice, planet.id);
     seen.push(await etagOf(planet.id));
     const form = multipart([{ name: 'image', filename: 'mars.png', type: 'image/png', content: fixture('mars.png') }]);
     const upload = await t.request({
@@ -83,11 +106,13 @@ describe('GET /planets/{planetId}', () => {
       expect({ held, status: res.statusCode, body: res.body }).toEqual({ held, status: 304, body: '' });
       expect(res.headers.etag).toBe(held === '*' ? etag : held.replace(/^"other", /, ''));
     }
-    for (const stale of ['"other"', 'W/"other"', 'junk', '']) {
+    for (const stale of ['"other"', 'W/"other"', '"other", ,W/"x"']) {
       const res = await get(planet.id, { 'if-none-match': stale });
       expect({ stale, status: res.statusCode }).toEqual({ stale, status: 200 });
       expect(res.headers.etag).toBe(etag);
     }
+    for (const ifNoneMatch of malformed(etag))
+      expectMalformed(await get(planet.id, { 'if-none-match': ifNoneMatch }), 'If-None-Match');
     await put(alice, planet.id, { name: 'Changed' });
     const changed = await get(planet.id, { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);
@@ -114,14 +139,30 @@ describe('PUT /planets/{planetId} with If-Match', () => {
     expect((await put(alice, planet.id, { name: 'Mars IV' }, { 'if-match': '*' })).statusCode).toBe(200);
   });
 
-  it('refuses a stale, weak or malformed If-Match with 412 and changes nothing', async () => {
+  it('refuses a stale or weak If-Match with 412, a malformed one with 400, and changes nothing', async () => {
     const planet = await createPlanet(t, alice, { description: 'Kept' });
     const stale = await etagOf(planet.id);
     await put(alice, planet.id, { name: 'Mars', description: 'Newer' });
     const current = await get(planet.id);
     const etag = String(current.headers.etag);
-    for (const ifMatch of [stale, `W/${etag}`, 'junk', etag.slice(1, -1), '""']) {
-      expectPreconditionFailed(await put(alice, planet.id, { name: 'Overwritten' }, { 'if-match': ifMatch }));
+    for (const ifMatch of [stale, '""']) {
+      const refused = expectPreconditionFailed(
+        await put(alice, planet.id, { name: 'Overwritten' }, { 'if-match': ifMatch }),
+      );
+      expect(refused.detail).toMatch(/has changed since the version named in If-Match/);
+    }
+    // A weak tag never matches (strong comparison): the answer says so, not that the planet changed.
+    for (const ifMatch of [`W/${etag}`, `${stale}, W/${etag}`]) {
+      const refused = expectPreconditionFailed(
+        await put(alice, planet.id, { name: 'Overwritten' }, { 'if-match': ifMatch }),
+      );
+      expect(refused.detail).toMatch(/If-Match compares entity tags strongly, so a weak tag \(W\/"…"\) never matches/);
+      expect(refused.detail).not.toMatch(/has changed/);
+      expectPreconditionFailed(await del(alice, planet.id, { 'if-match': ifMatch }));
+    }
+    for (const ifMatch of malformed(etag)) {
+      expectMalformed(await put(alice, planet.id, { name: 'Overwritten' }, { 'if-match': ifMatch }), 'If-Match');
+      expectMalformed(await del(alice, planet.id, { 'if-match': ifMatch }), 'If-Match');
     }
     const after = await get(planet.id);
     expect(after.json()).toEqual(current.json());
@@ -169,7 +210,7 @@ describe('DELETE /planets/{planetId} with If-Match', () => {
   it('deletes only while the planet is as the client read it', async () => {
     const planet = await createPlanet(t, alice);
     const stale = await etagOf(planet.id);
-    await createSatellite(t, bob, planet.id);
+    await createSatellite(t, alice, planet.id);
     expectPreconditionFailed(await del(alice, planet.id, { 'if-match': stale }));
     expect((await get(planet.id)).statusCode).toBe(200);
     expect((await del(alice, planet.id, { 'if-match': await etagOf(planet.id) })).statusCode).toBe(204);
@@ -204,13 +245,13 @@ describe('PUT and DELETE with If-None-Match (RFC 9110, section 13.1.2)', () => {
     expect((await del(alice, planet.id, { 'if-none-match': etag })).statusCode).toBe(204);
   });
 
-  it('refuses a malformed If-None-Match with 412 rather than changing the planet unconditionally', async () => {
+  it('refuses a malformed If-None-Match with 400 rather than changing the planet unconditionally', async () => {
     const planet = await createPlanet(t, alice, { description: 'Kept' });
     const current = await get(planet.id);
-    for (const ifNoneMatch of ['garbage', '*, "x"', '', ';', 'W/', '"x" garbage']) {
+    for (const ifNoneMatch of [...malformed(String(current.headers.etag)), '*, "x"']) {
       const changed = await put(alice, planet.id, { name: 'Overwritten' }, { 'if-none-match': ifNoneMatch });
-      expect(expectProblem(changed, 412).detail).toMatch(/If-None-Match/);
-      expectPreconditionFailed(await del(alice, planet.id, { 'if-none-match': ifNoneMatch }));
+      expectMalformed(changed, 'If-None-Match');
+      expectMalformed(await del(alice, planet.id, { 'if-none-match': ifNoneMatch }), 'If-None-Match');
     }
     expect((await get(planet.id)).json()).toEqual(current.json());
   });

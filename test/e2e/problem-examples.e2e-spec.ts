@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { InjectOptions, Response } from 'light-my-request';
 import { DataSource } from 'typeorm';
 
+import { MAX_SATELLITES_PER_PLANET } from '../../src/celestial-bodies/celestial-body-types';
 import { type CreateContext, loadCreateRecipes } from '../support/create-recipes';
 import {
   callerOf,
@@ -216,6 +217,21 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
       asAlice(),
     ),
   );
+  provoke('POST /celestial-bodies 403 forbidden', () =>
+    json(
+      'POST',
+      '/celestial-bodies',
+      { type: 'moon', name: 'Phobos', orbit: { planet: { id: planetId } } },
+      { authorization: bob.basic },
+    ),
+  );
+  provoke('POST /celestial-bodies 409 satellite-limit', async () => {
+    const full = (await createPlanet(t, alice)).id as number;
+    const moon = { type: 'moon', name: 'Moon', orbit: { planet: { id: full } } };
+    for (let n = 0; n < MAX_SATELLITES_PER_PLANET; n++)
+      expect((await json('POST', '/celestial-bodies', moon, asAlice())).statusCode).toBe(201);
+    return json('POST', '/celestial-bodies', moon, asAlice());
+  });
   provoke('PUT /planets/{planetId} 403 forbidden', () =>
     json('PUT', `/planets/${planetId}`, { name: 'Mars' }, { authorization: bob.basic }),
   );

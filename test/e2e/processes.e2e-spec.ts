@@ -3,7 +3,9 @@ import { join } from 'node:path';
 
 import { jest } from '@jest/globals';
 
+import { loadConfig } from '../../src/config/app-config';
 import { DataDirInUseError, DataDirLock } from '../../src/database/data-dir-lock';
+import { openDatabase } from '../../src/database/data-source';
 import { expectProblem } from '../support/problems';
 import { freePort, runProcess, startProcess } from '../support/processes';
 import { startTestApp } from '../support/test-app';
@@ -266,6 +268,45 @@ describe('operator CLI', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('refuses names and descriptions the API refuses: control characters, line breaks, bidi overrides', async () => {
+    const refusals = [
+      ['region', 'create', '--name', 'Utrecht\nForged line'],
+      ['region', 'create', '--name', 'Utrecht \u001b[31mred'],
+      ['region', 'create', '--name', 'Utrecht', '--description', 'Planner \u202Eevil'],
+      ['key', 'create', '--region', '5d7c2f1a-0b6e-4b8e-9a53-5f2a3c1d9e70', '--description', 'a\u200Bb'],
+    ];
+    for (const args of refusals) {
+      const refused = await runProcess(CLI, args, dbEnv);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^error: --(name|description): One line of visible text: no control characters/);
+    }
+    const list = await runProcess(CLI, ['region', 'list', '--json'], dbEnv);
+    expect(JSON.parse(list.stdout).regions).toEqual([]);
+  });
+
+  it('prints the control characters of rows that already hold them as escapes, in text and JSON alike', async () => {
+    const name = 'Utrecht\nForged line \u001b[31mred\u001b[0m \u202Eevil\u0085';
+    const { dataSource, embedded } = await openDatabase(loadConfig({ NODE_ENV: 'test', ...dbEnv }));
+    try {
+      await dataSource.initialize();
+      await dataSource.query(`INSERT INTO regions (id, name) VALUES ('5d7c2f1a-0b6e-4b8e-9a53-5f2a3c1d9e70', $1)`, [
+        name,
+      ]);
+    } finally {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await embedded?.stop();
+    }
+    const text = await runProcess(CLI, ['region', 'list'], dbEnv);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe(
+      '5d7c2f1a-0b6e-4b8e-9a53-5f2a3c1d9e70  Utrecht\\u000AForged line \\u001B[31mred\\u001B[0m \\u202Eevil\\u0085\n',
+    );
+    const json = await runProcess(CLI, ['region', 'list', '--json'], dbEnv);
+    // Printable ASCII only: the name is, but for the characters escaped.
+    expect(json.stdout.trim()).toMatch(/^[\x20-\x7e]*$/);
+    expect(JSON.parse(json.stdout).regions[0].name).toBe(name);
   });
 
   it('creates keys with --permission and --allow-cidr (repeatable), records the grant, and the server enforces it', async () => {

@@ -1,4 +1,5 @@
 import { expectProblem } from '../support/problems';
+import { appRoutes } from '../support/routes';
 import { newRegion, startTestApp, TestApp } from '../support/test-app';
 import { newUser } from '../support/users';
 
@@ -190,6 +191,20 @@ describe('CORS_ORIGINS', () => {
     expect(res.headers['access-control-allow-methods']).toMatch(/DELETE/);
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('lets a page send every method a route has, PATCH included', async () => {
+    const routed = new Set(appRoutes(t.app).map((route) => route.method));
+    expect(routed).toContain('PATCH');
+    for (const method of routed) {
+      const res = await t.app.inject({
+        method: 'OPTIONS',
+        url: '/auth/region/api-keys/1',
+        headers: { origin: ALLOWED, 'access-control-request-method': method },
+      });
+      expect(res.statusCode).toBe(204);
+      expect(String(res.headers['access-control-allow-methods']).split(/,\s*/)).toContain(method);
+    }
   });
 
   it.each([

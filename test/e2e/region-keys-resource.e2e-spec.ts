@@ -280,7 +280,7 @@ describe('PATCH /auth/region/api-keys/:id', () => {
     expect(lifted.json()).toMatchObject({ permissions: ['keys:write'], allowedCidrs: null, expiresAt: null });
   });
 
-  it('with If-Match: changes only the version it names (412 otherwise, and for a malformed one)', async () => {
+  it('with If-Match: changes only the version it names (412 otherwise, 400 for a malformed one)', async () => {
     const key = await keyWith({ description: 'v1' });
     const etag = (await get(region.key, key.id)).headers.etag as string;
     expect((await patch(region.key, key.id, { description: 'v2' }, { 'if-match': etag })).statusCode).toBe(200);
@@ -289,15 +289,27 @@ describe('PATCH /auth/region/api-keys/:id', () => {
       412,
       'precondition-failed',
     );
-    expectProblem(await patch(region.key, key.id, { description: 'v3' }, { 'if-match': 'nonsense' }), 412);
-    expectProblem(await patch(region.key, key.id, { description: 'v3' }, { 'if-match': `W/${etag}` }), 412);
+    const current = (await get(region.key, key.id)).headers.etag as string;
+    for (const ifMatch of ['nonsense', `nonsense ${current}`, `${current}, *`, `${current};q=1`]) {
+      expectProblem(await patch(region.key, key.id, { description: 'v3' }, { 'if-match': ifMatch }), 400, 'validation');
+    }
+    const weak = expectProblem(
+      await patch(region.key, key.id, { description: 'v3' }, { 'if-match': `W/${current}` }),
+      412,
+    );
+    expect(weak.detail).toMatch(/compares entity tags strongly/);
     expect((await get(region.key, key.id)).json().description).toBe('v2');
     expect((await patch(region.key, key.id, { description: 'v3' }, { 'if-match': '*' })).statusCode).toBe(200);
     // If-None-Match on a change guards against changing what exists, as for planets.
-    const current = (await get(region.key, key.id)).headers.etag as string;
-    for (const ifNoneMatch of ['*', current, 'not-a-tag']) {
+    const latest = (await get(region.key, key.id)).headers.etag as string;
+    for (const ifNoneMatch of ['*', latest]) {
       expectProblem(await patch(region.key, key.id, { description: 'v4' }, { 'if-none-match': ifNoneMatch }), 412);
     }
+    expectProblem(
+      await patch(region.key, key.id, { description: 'v4' }, { 'if-none-match': 'not-a-tag' }),
+      400,
+      'validation',
+    );
     expect((await patch(region.key, key.id, { description: 'v4' }, { 'if-none-match': '"other"' })).statusCode).toBe(
       200,
     );

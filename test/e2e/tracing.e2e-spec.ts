@@ -95,7 +95,14 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   // One server for the tests below: the requests are made here, the spans read after it stops.
   let spans: OtlpSpan[];
   let loadedFile: string;
-  const requestIds: Record<'me' | 'signUp' | 'planets', string> = { me: '', signUp: '', planets: '' };
+  const requestIds: Record<'me' | 'signUp' | 'planets' | 'keyed', string> = {
+    me: '',
+    signUp: '',
+    planets: '',
+    keyed: '',
+  };
+  // A key a client put in the path (percent-encoded) and in the query string.
+  const keyBody = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijk';
   beforeAll(async () => {
     db = await createTestDatabase();
     redisPrefix = uniqueRedisPrefix();
@@ -133,7 +140,14 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       expect(signUp.requestId).toMatch(/^[0-9a-f-]{36}$/);
       const planets = await call('/planets?limit=2');
       expect(planets.status).toBe(200);
-      Object.assign(requestIds, { me: me.requestId, signUp: signUp.requestId, planets: planets.requestId });
+      const keyed = await call(`/planets/rk%5F${keyBody}?api_key=rk_${keyBody}`);
+      expect(keyed.status).toBe(400);
+      Object.assign(requestIds, {
+        me: me.requestId,
+        signUp: signUp.requestId,
+        planets: planets.requestId,
+        keyed: keyed.requestId,
+      });
       // The readiness probes ask PostgreSQL: 200 says it was called.
       for (const probe of ['/health/live', '/health/ready', '/health', '/health/ready?verbose=1'])
         expect((await call(probe)).status).toBe(200);
@@ -192,6 +206,13 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(paths.filter((path) => String(path).includes('?'))).toEqual([]);
   });
 
+  it('records a key-shaped part of a path or query, in any spelling, blanked', () => {
+    const keyedSpan = serverSpanOf(requestIds.keyed);
+    expect(attribute(keyedSpan, 'url.path')).toBe('/planets/rk_[redacted]');
+    expect(attribute(keyedSpan, 'url.query')).toBe('api_key=rk_[redacted]');
+    expect(JSON.stringify(spans)).not.toContain(keyBody);
+  });
+
   it('traces no health probe, nor the database and Redis calls of one', () => {
     const traced = new Set(Object.values(requestIds).map((id) => serverSpanOf(id).traceId));
     expect(spans.filter((s) => !traced.has(s.traceId)).map((s) => s.name)).toEqual([]);
@@ -199,7 +220,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
 
   it('records Redis commands by name, a script by its SHA-1, and neither keys nor script bodies', () => {
     const redisSpans = spans.filter((s) => /redis/.test(dbSystem(s)));
-    expect(redisSpans.map(statement)).toContainEqual(expect.stringMatching(/^eval [0-9a-f]{40}$/));
+    expect(redisSpans.map(statement)).toContainEqual(expect.stringMatching(/^eval(sha)? [0-9a-f]{40}$/));
     expect(redisSpans.map(statement).filter((text) => !/^[a-z_]+( [0-9a-f]{40})?$/.test(text))).toEqual([]);
     expect(JSON.stringify(spans)).not.toContain('redis.call');
     expect(JSON.stringify(spans)).not.toContain(redisPrefix);

@@ -27,6 +27,14 @@ export const TEMPLATE_ENV = {
 } as const;
 
 /**
+ * Set by a test run that starts another Jest run on a copy of the checkout (the scaffold's
+ * test, new-module.e2e-spec.ts): its embedded templates (the two variables above, not the
+ * directory, which stays its run's to remove) serve the run it starts, whose apps apply at
+ * start the migrations the copy adds, and dist/ is current (the scaffold compiled it).
+ */
+export const HANDED_DOWN = 'TEST_HANDED_DOWN';
+
+/**
  * The PostgreSQL server itself, for what the tests do as its administrator: create, migrate
  * and drop their databases, and the sessions a test holds or watches on the server (a
  * blocker, pg_stat_activity, pg_terminate_backend). TEST_DATABASE_ADMIN_URL when DATABASE_URL
@@ -47,6 +55,7 @@ export async function makeDatabaseTemplates(): Promise<void> {
     process.env[TEMPLATE_ENV.serverDatabase] = name;
     return;
   }
+  if (process.env[HANDED_DOWN] && process.env[TEMPLATE_ENV.embeddedImage]) return;
   const directory = mkdtempSync(join(tmpdir(), 'rk-templates-'));
   process.env[TEMPLATE_ENV.directory] = directory;
   const image = join(directory, 'migrated.tar');

@@ -57,9 +57,30 @@ describe('loadConfig', () => {
 
   it('does not echo a password inside a bad URL', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://app:hunter2@db/x' })).toThrow(
-      /DATABASE_URL="mysql:\/\/app:\*\*\*@db\/x"/,
+      /DATABASE_URL="mysql:\/\/db" \(user, password, port, path and query not shown\): DATABASE_URL must be/,
     );
-    expect(() => loadConfig({ DATABASE_URL: 'mysql://app:hunter2@db/x' })).not.toThrow(/hunter2/);
+  });
+
+  it.each([
+    ['a JDBC password parameter', 'DATABASE_URL', 'jdbc:postgresql://db/app?user=app&password=PW-SECRET'],
+    ['a slash in the password', 'DATABASE_URL', 'mysql://app:PW/SECRET@db/app'],
+    ['a hash in the password', 'DATABASE_URL', 'mysql://app:1234#PW-SECRET@db/app'],
+    ['digits then a slash in the password', 'DATABASE_URL', 'mysql://app:4321/PW-SECRET@db/app'],
+    ['one slash after the scheme', 'DATABASE_URL', 'postgres:/app:PW-SECRET@db/app'],
+    ['no scheme', 'DATABASE_URL', 'app:PW-SECRET@db/app'],
+    ['a password in a Redis URL', 'REDIS_URL', 'redis//:PW-SECRET@cache:6379'],
+    ['credentials in a base URL', 'PUBLIC_BASE_URL', 'https://app:PW-SECRET@api.example.org/'],
+  ])('names a bad URL setting without any part of its password, even with %s', (_, name, value) => {
+    const refusal = (() => {
+      try {
+        loadConfig({ [name]: value });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error(`${name}=${value} was accepted`);
+    })();
+    expect(refusal).toContain(`${name}=`);
+    expect(refusal).not.toMatch(/PW|SECRET|1234|4321/);
   });
 
   describe('TRUST_PROXY', () => {
@@ -80,6 +101,32 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(
         /TRUST_PROXY="true": .*number of proxy hops.*list of proxy addresses/,
       );
+    });
+
+    const everyIpv4 = Array.from({ length: 256 }, (_, i) => `${i}.0.0.0/8`);
+    // fc00::/7 is uniquelocal's: the name counts for the networks it stands for.
+    const everyIpv6 = Array.from({ length: 128 }, (_, i) => `${(i * 2).toString(16).padStart(2, '0')}00::/7`);
+    it.each([
+      ['0.0.0.0/1,128.0.0.0/1', /TRUST_PROXY entry 0\.0\.0\.0\/1 is wider than a proxy network/],
+      ['10.0.0.0/7', /entry 10\.0\.0\.0\/7 is wider/],
+      ['10.0.0.0/254.0.0.0', /entry 10\.0\.0\.0\/254\.0\.0\.0 is wider/],
+      ['::ffff:0.0.0.0/97', /entry ::ffff:0\.0\.0\.0\/97 is wider/],
+      ['::/1,8000::/1', /entry ::\/1 is wider/],
+      ['2001:db8::/6', /entry 2001:db8::\/6 is wider/],
+      ['all 256 IPv4 /8s', /TRUST_PROXY entries together cover every IPv4 address/, everyIpv4.join(',')],
+      [
+        'uniquelocal and the other 127 IPv6 /7s',
+        /TRUST_PROXY entries together cover every IPv6 address/,
+        ['uniquelocal', ...everyIpv6.filter((network) => network !== 'fc00::/7')].join(','),
+      ],
+    ])('refuses %s, which trusts far more than proxies', (label, message, value = label) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(message);
+    });
+
+    it('takes the widest proxy networks, and many of them short of every address', () => {
+      expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8,fc00::/7,::ffff:10.0.0.0/104' }).TRUST_PROXY).toHaveLength(3);
+      expect(loadConfig({ TRUST_PROXY: everyIpv4.slice(1).join(',') }).TRUST_PROXY).toHaveLength(255);
+      expect(loadConfig({ TRUST_PROXY: everyIpv6.slice(1).join(',') }).TRUST_PROXY).toHaveLength(127);
     });
 
     it('is off by default', () => {

@@ -3,7 +3,7 @@ import type { AuthSettings } from '../../src/auth/auth.settings';
 import { BasicAuthCache } from '../../src/auth/basic-auth-cache';
 import { NoSecurityCounters } from '../../src/common/metrics/security-counters';
 import { LoginThrottle } from '../../src/common/rate-limit/login-throttle';
-import { MemoryRateLimitStore } from '../../src/common/rate-limit/memory-rate-limit-store';
+import { RateLimitStore } from '../../src/common/rate-limit/rate-limit-store';
 import type { AppConfig } from '../../src/config/app-config';
 import { PasswordHasher } from '../../src/users/password-hasher';
 import type { UsersService } from '../../src/users/users.service';
@@ -29,7 +29,11 @@ async function setup(overrides: Partial<AppConfig & AuthSettings & UsersSettings
   const auth = new AuthService(
     users,
     hasher,
-    new LoginThrottle(new MemoryRateLimitStore(), config, new NoSecurityCounters()),
+    new LoginThrottle(
+      new RateLimitStore({ REDIS_KEY_PREFIX: '', REDIS_COMMAND_TIMEOUT_MS: 1000 }),
+      config,
+      new NoSecurityCounters(),
+    ),
     new BasicAuthCache(config),
     new NoSecurityCounters(),
   );

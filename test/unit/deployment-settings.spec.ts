@@ -26,10 +26,28 @@ describe('DATABASE_URL in production', () => {
     expect(server.postgresUrl).toBe('postgres://db/app');
   });
 
+  it('refuses an embedded database kept in memory only (DATA_DIR=memory://), which forgets everything at each restart', () => {
+    for (const dataDir of ['memory://', 'memory:///tmp/image.tar']) {
+      expect(() =>
+        loadConfig({ ...PRODUCTION, DATABASE_URL: 'embedded', DATA_DIR: dataDir }, FEATURE_SETTINGS),
+      ).toThrow(
+        /DATA_DIR=".*": DATA_DIR must be a directory in production: memory:\/\/ keeps the embedded database in memory only/,
+      );
+    }
+    // A directory, a PostgreSQL server (DATA_DIR unused), and tests keep working.
+    expect(loadConfig({ ...PRODUCTION, DATABASE_URL: 'embedded', DATA_DIR: '/data' }, FEATURE_SETTINGS).DATA_DIR).toBe(
+      '/data',
+    );
+    expect(loadConfig({ ...PRODUCTION, DATABASE_URL: 'postgres://db/app', DATA_DIR: 'memory://' }).postgresUrl).toBe(
+      'postgres://db/app',
+    );
+    expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://' }).DATA_DIR).toBe('memory://');
+  });
+
   it('stays optional elsewhere, where an absent one and `embedded` both mean the embedded database', () => {
     expect(loadConfig({}).postgresUrl).toBeUndefined();
     expect(loadConfig({ DATABASE_URL: 'embedded' }).postgresUrl).toBeUndefined();
-    expect(() => loadConfig({ DATABASE_URL: 'Embedded' })).toThrow(/DATABASE_URL="Embedded"/);
+    expect(() => loadConfig({ DATABASE_URL: 'Embedded' })).toThrow(/DATABASE_URL=\(not shown: not a URL/);
   });
 });
 
@@ -80,6 +98,21 @@ describe('variables that look like settings', () => {
         GIT_AUTHOR_NAME: 'someone',
       }),
     ).toEqual([]);
+  });
+
+  it('shows a malformed name (a YAML-style line of .env) only up to its first character no name may hold', () => {
+    // Node's .env parser makes `DATABASE_URL: postgres://...?sslmode=require` a variable named up to the `=`.
+    const env = {
+      'DATABASE_URL: postgres://app:hunter2@db/app?sslmode': 'require',
+      'JWT_SECRET :a-secret-value': 'x',
+      'BASH_FUNC_greet%%': '() {  echo hi\n}',
+    };
+    expect(warnings(env)).toEqual([
+      'A variable named DATABASE_URL followed by characters no name may hold (rest not shown) is ignored; is its line malformed? Settings are written NAME=value, as DATABASE_URL=...',
+      'A variable named JWT_SECRET followed by characters no name may hold (rest not shown) is ignored; is its line malformed? Settings are written NAME=value, as JWT_SECRET=...',
+    ]);
+    expect(() => loadConfig({ ...PRODUCTION, ...env }, FEATURE_SETTINGS)).toThrow(/DATABASE_URL followed by/);
+    expect(() => loadConfig({ ...PRODUCTION, ...env }, FEATURE_SETTINGS)).not.toThrow(/hunter2|sslmode|a-secret/);
   });
 
   it('are found in the environment a configuration was read from, features included', () => {

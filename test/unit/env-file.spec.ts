@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { loadConfig, loadSettings } from '../../src/config/app-config';
 import { applyEnvFile } from '../../src/config/env-file';
+import { FEATURE_SETTINGS } from '../../src/feature-settings';
 import { RegionKeysSettings } from '../../src/region-keys/region-keys.settings';
 
 describe('applyEnvFile (.env in the working directory)', () => {
@@ -23,6 +24,15 @@ describe('applyEnvFile (.env in the working directory)', () => {
     expect(config.LOG_LEVEL).toBe('warn');
     expect(loadSettings(RegionKeysSettings, env).initialRegionName).toBe('Regio Utrecht');
     expect(config.CORS_ORIGINS).toEqual(['https://app.example.org']);
+  });
+
+  it('turns a YAML-style line into no setting, and the warning about it shows no part of its value', () => {
+    writeFileSync(join(dir, '.env'), 'DATABASE_URL: postgres://app:hunter2@db/app?sslmode=require\n');
+    const env: NodeJS.ProcessEnv = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
+    applyEnvFile(env, dir);
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(() => loadConfig(env, FEATURE_SETTINGS)).toThrow(/A variable named DATABASE_URL followed by characters/);
+    expect(() => loadConfig(env, FEATURE_SETTINGS)).not.toThrow(/hunter2|sslmode|db\/app/);
   });
 
   it('keeps a variable set to the empty string in the environment', () => {

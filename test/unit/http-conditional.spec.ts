@@ -8,7 +8,14 @@ import {
   notModified,
   sendTagged,
 } from '../../src/common/http/conditional-request';
-import { etagForCoding, ifMatchHolds, ifNoneMatchHit, strongEtag } from '../../src/common/http/etag';
+import {
+  etagForCoding,
+  ifMatchFailure,
+  ifMatchHolds,
+  ifNoneMatchHit,
+  parseCondition,
+  strongEtag,
+} from '../../src/common/http/etag';
 import { isPlainHost } from '../../src/common/http/location';
 import { DomainError } from '../../src/common/problem/problem';
 import { PRECONDITION_FAILED } from '../../src/common/problem/problem-types';
@@ -60,6 +67,29 @@ describe('entity tags', () => {
       expect(ifMatchHolds(header, ETAG)).toBe(false);
     },
   );
+
+  it.each([
+    [`garbage ${ETAG}`],
+    [`${ETAG}, *`],
+    [`*, ${ETAG}`],
+    [`${ETAG};q=1`],
+    [`${ETAG} ${ETAG}`],
+    [`w/${ETAG}`],
+    [''],
+    [' , '],
+    ['W/'],
+  ])('%s is not an If-Match or If-None-Match value (RFC 9110), and holds no tag', (header) => {
+    expect(parseCondition(header)).toBeUndefined();
+    expect(ifMatchHolds(header, ETAG)).toBe(false);
+    expect(ifNoneMatchHit(header, ETAG)).toBeUndefined();
+  });
+
+  it('tells a failed If-Match that lists a weak tag from a stale one', () => {
+    expect(ifMatchFailure(`W/${ETAG}`, ETAG)).toBe('weak If-Match');
+    expect(ifMatchFailure(`"stale", W/${ETAG}`, ETAG)).toBe('weak If-Match');
+    expect(ifMatchFailure('"stale"', ETAG)).toBe('If-Match');
+    expect(ifMatchFailure(`W/"stale", ${ETAG}`, ETAG)).toBeUndefined();
+  });
 
   it('never lets a weak current tag pass If-Match but *', () => {
     expect(ifMatchHolds('W/"abc"', 'W/"abc"')).toBe(false);

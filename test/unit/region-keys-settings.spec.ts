@@ -18,6 +18,9 @@ describe('RegionKeysSettings', () => {
   it.each([
     ['INITIAL_REGION_API_KEY', 'too-short'],
     ['MAX_API_KEYS_PER_REGION', '0'],
+    ['INITIAL_REGION_NAME', 'Utrecht\nForged line'],
+    ['INITIAL_REGION_NAME', 'Utrecht \u001b[31mred'],
+    ['INITIAL_REGION_NAME', 'Utrecht \u202Eevil'],
   ])('refuses a bad %s and names it', (name, value) => {
     expectRefused(load, name, value);
   });

@@ -42,3 +42,33 @@ describe('scrubKeys', () => {
     }
   });
 });
+
+describe('scrubKeys on percent-encoded text', () => {
+  const key = 'rk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijk';
+  const body = key.slice(3);
+
+  it('blanks a key whatever characters of it are percent-encoded, in either case of hex, encoded once or more', () => {
+    const spellings = [
+      `rk%5F${body}`,
+      `rk%5f${body}`,
+      `%72%6B_${body}`,
+      `%72%6b%5f${body}`,
+      `rk_%41%62${body.slice(2)}`,
+      `rk%255F${body}`,
+      [...key].map((char) => `%${char.charCodeAt(0).toString(16)}`).join(''),
+    ];
+    for (const spelling of spellings) {
+      const text = `/auth/region/api-keys/${spelling}/roll`;
+      expect(looksLikeKey(text)).toBe(true);
+      expect(scrubKeys(text)).toBe('/auth/region/api-keys/rk_[redacted]/roll');
+    }
+    expect(scrubKeys(`/planets/rk%5Ftest%5f${body}`)).toBe('/planets/rk_test_[redacted]');
+  });
+
+  it('leaves other percent-encoded paths alone', () => {
+    for (const text of ['/planets/Alpha%20Centauri', '/planets/%zz', '/rk%5Fshort', '/planets/%E2%82%AC']) {
+      expect(looksLikeKey(text)).toBe(false);
+      expect(scrubKeys(text)).toBe(text);
+    }
+  });
+});

@@ -11,7 +11,6 @@ export class CredentialsDto {
    * Any spelling of the address signed up with that has the same canonical form (see NewUser.email): case, Unicode normalisation, Unicode or IDNA ASCII domain.
    * @example marc@scalar.com
    */
-  @ApiProperty({ format: 'email', maxLength: EMAIL_MAX_LENGTH })
   @Transform(trim)
   @IsString()
   @MaxLength(EMAIL_MAX_LENGTH)

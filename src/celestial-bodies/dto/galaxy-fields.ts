@@ -1,8 +1,20 @@
 import { ApiSchema } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, registerDecorator } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  registerDecorator,
+  ValidateNested,
+} from 'class-validator';
 
-import { ApiInt64 } from '../../common/swagger';
-import { IsOmittable } from '../../common/validation';
+import { ApiFloat, ApiInt64 } from '../../common/swagger';
+import { FINITE, IsOmittable } from '../../common/validation';
+import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
+import { ApiSatelliteType } from './body-types';
 
 /*
  * Fields a client written for the Galaxy sends that this service does not take from it: the
@@ -28,6 +40,63 @@ export class IgnoredUserDto {
   @IsOptional()
   @IsString()
   name?: string;
+}
+
+/** The `orbit` of a satellite listed in a planet body: read for its shape, then ignored. */
+@ApiSchema({ name: 'SatelliteItemOrbitInput' })
+export class IgnoredOrbitDto {
+  /** The planet it orbits (the Galaxy puts a whole Planet here). */
+  @IsOmittable()
+  @IsObject()
+  planet?: object;
+
+  @ApiFloat()
+  @IsOmittable()
+  @IsNumber(FINITE)
+  orbitalPeriod?: number;
+
+  @ApiFloat()
+  @IsOmittable()
+  @IsNumber(FINITE)
+  distance?: number;
+}
+
+/**
+ * The Galaxy's `Satellite`, as a planet body may list it in `satellites` (a planet read back
+ * and sent again): read for its shape, then ignored. Satellites are added with POST
+ * /celestial-bodies.
+ */
+@ApiSchema({ name: 'SatelliteItemInput' })
+export class IgnoredSatelliteDto {
+  /** @example 1 */
+  @ApiInt64({ readOnly: true })
+  @IsOmittable()
+  @IsInt()
+  id?: number;
+
+  /** @example Phobos */
+  @IsString()
+  name: string;
+
+  @IsOptional()
+  @IsString()
+  description?: string | null;
+
+  @ApiFloat()
+  @IsOmittable()
+  @IsNumber(FINITE)
+  diameter?: number;
+
+  @ApiSatelliteType()
+  @IsOmittable()
+  @IsIn(SATELLITE_TYPES)
+  type?: SatelliteType;
+
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IgnoredOrbitDto)
+  orbit?: IgnoredOrbitDto;
 }
 
 /**

@@ -1,7 +1,7 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiSchema } from '@nestjs/swagger';
 
 import { ApiDateTime, ApiInteger } from '../../common/swagger';
-import { IMAGE_TYPES } from '../image-upload';
+import type { ImageType } from '../image-upload';
 
 /** The Galaxy `ImageUploadedMessage`. */
 @ApiSchema({ name: 'ImageUploadedMessage' })
@@ -30,6 +30,5 @@ export class ImageUploadedDto {
    * The type detected from the image's bytes
    * @example image/jpeg
    */
-  @ApiProperty({ enum: IMAGE_TYPES })
-  mimeType: string;
+  mimeType: ImageType;
 }

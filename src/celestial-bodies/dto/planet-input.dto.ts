@@ -20,9 +20,9 @@ import {
 import { ApiDateTime, ApiFloat, ApiInt64 } from '../../common/swagger';
 import { FINITE, IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import type { PlanetValues } from '../celestial-bodies.repository';
-import { PLANET_TYPES, type PlanetType } from '../celestial-body-types';
+import { MAX_SATELLITES_PER_PLANET, PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import { ApiPlanetType } from './body-types';
-import { IGNORED, IgnoredUserDto, NO_CALLBACKS, Unsupported } from './galaxy-fields';
+import { IGNORED, IgnoredSatelliteDto, IgnoredUserDto, NO_CALLBACKS, Unsupported } from './galaxy-fields';
 import { AtmosphereComponentDto, PhysicalPropertiesDto, physicalPropertiesInput } from './planet-properties.dto';
 
 /**
@@ -127,14 +127,19 @@ export class PlanetInputDto {
   creator?: IgnoredUserDto;
 
   @ApiProperty({
-    type: 'array',
-    items: { type: 'object' },
+    type: [IgnoredSatelliteDto],
+    maxItems: MAX_SATELLITES_PER_PLANET,
     readOnly: true,
-    description: `${IGNORED} Its items are not read: add satellites with POST /celestial-bodies.`,
+    description: `${IGNORED} Its items are checked as satellites, then ignored: add satellites with POST /celestial-bodies.`,
   })
   @IsOmittable()
   @IsArray()
-  satellites?: unknown[];
+  @ArrayMaxSize(MAX_SATELLITES_PER_PLANET)
+  // As for atmosphere: without it an element that is itself an array passes ValidateNested.
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => IgnoredSatelliteDto)
+  satellites?: IgnoredSatelliteDto[];
 
   @ApiProperty({ type: 'string', readOnly: true, description: IGNORED })
   @IsOptional()

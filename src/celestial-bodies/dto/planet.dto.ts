@@ -32,8 +32,7 @@ export class PlanetDto {
   type?: PlanetType;
 
   /** @example 0.68 */
-  @ApiFloat()
-  @ApiProperty({ minimum: 0, maximum: 1 })
+  @ApiFloat({ minimum: 0, maximum: 1 })
   habitabilityIndex?: number;
 
   physicalProperties?: PhysicalPropertiesDto;

@@ -39,8 +39,7 @@ export class OrbitPlanetInputDto extends OmitType(PartialType(PlanetInputDto), [
    * @example 1
    */
   // The plugin reads a validator's bound only when it is written as a number.
-  @ApiInteger()
-  @ApiProperty({ maximum: INT4_MAX })
+  @ApiInteger({ maximum: INT4_MAX })
   @IsDefined({ message: MUST_ORBIT })
   @IsInt()
   @Min(1)

@@ -1,5 +1,6 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 
+import type { ImageType } from '../image-upload';
 import { Planet } from './planet.entity';
 
 /**
@@ -17,7 +18,7 @@ export class PlanetImage {
 
   /** Detected from the bytes, never taken from the upload's declared type. */
   @Column({ name: 'content_type', type: 'varchar', length: 32 })
-  contentType: string;
+  contentType: ImageType;
 
   @Column({ name: 'byte_size', type: 'integer' })
   byteSize: number;

@@ -1,5 +1,7 @@
 import type { INestApplicationContext, Type } from '@nestjs/common';
 
+import { isPlainText, PLAIN_TEXT_RULE } from '../validation';
+
 /** Wrong arguments: the CLI prints the message and its usage, and exits with 2. */
 export class UsageError extends Error {}
 
@@ -46,10 +48,14 @@ export interface CliCommand<O extends CliOptions = CliOptions> {
 /** A command, with its values typed after its options. */
 export const cliCommand = <const O extends CliOptions>(command: CliCommand<O>): CliCommand<O> => command;
 
-/** A required text option, trimmed; a UsageError when missing, blank or longer than `max`. */
+/**
+ * A required text option, trimmed; a UsageError when missing, blank, longer than `max`, or
+ * not plain text: the rule the API applies to names and descriptions.
+ */
 export function requireText(value: string | undefined, option: string, max: number): string {
   const text = value?.trim();
   if (!text) throw new UsageError(`--${option} is required`);
   if (text.length > max) throw new UsageError(`--${option} must be at most ${max} characters`);
+  if (!isPlainText(text)) throw new UsageError(`--${option}: ${PLAIN_TEXT_RULE}`);
   return text;
 }

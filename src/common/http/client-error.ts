@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
+import type { FastifyRequest } from 'fastify';
+
 import { DomainError, PROBLEM_CONTENT_TYPE } from '../problem/problem';
 import { problemOfError } from '../problem/problem-reply';
 import { BAD_REQUEST, declareProblemExample, HEADERS_TOO_LARGE, REQUEST_TIMEOUT } from '../problem/problem-types';
@@ -26,6 +28,18 @@ export class UnparsableRequestError extends DomainError {
   }
 }
 import { SECURITY_HEADERS } from './standard-headers';
+
+/** The client closed its connection before its request had arrived whole (the body cut off). */
+export const closedMidRequest = (request: FastifyRequest): boolean =>
+  request.raw.destroyed && !request.raw.readableEnded;
+
+/**
+ * `error` is what reading the body met when the client closed its connection mid-body (Node's
+ * "aborted", ECONNRESET): a client's doing, not a fault of the server or of its database,
+ * and nobody is left to read an answer.
+ */
+export const isClientAbort = (error: unknown, request: FastifyRequest): boolean =>
+  closedMidRequest(request) && (error as { code?: unknown } | null)?.code === 'ECONNRESET';
 
 /**
  * Requests Node's HTTP parser rejects before Fastify sees them (a malformed request line,

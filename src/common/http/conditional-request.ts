@@ -2,18 +2,64 @@ import { applyDecorators, createParamDecorator, type ExecutionContext } from '@n
 import { ApiHeader, type ApiHeaderOptions, ApiResponse, DECORATORS } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+import { ValidationFailedError } from '../problem/problem';
 import { PRECONDITION_FAILED } from '../problem/problem-types';
 import { ApiProblems, type ProblemResponse } from '../swagger/api-problems.decorator';
 import { EntityTagged } from './compression';
-import { type ChangeConditions, ifNoneMatchHit } from './etag';
+import { type ChangeConditions, type FailedCondition, ifNoneMatchHit, parseCondition } from './etag';
 
 /**
  * Conditional requests (RFC 9110, section 13) in one declaration and one helper. A resource
  * whose representation has a strong ETag describes its versions once (EntityTags); its GET says
  * @ConditionalGet(TAGS) and answers with sendTagged (304 or 200), its changes say
  * @ConditionalChange(TAGS), take @Conditions() and hand them to the service, which checks them
- * under its lock with failedChangeCondition and answers 412 with its own error.
+ * under its lock with failedChangeCondition and answers 412 with its own error. A malformed
+ * If-Match or If-None-Match is a 400 wherever one is read (conditionHeader).
  */
+
+type ConditionHeader = 'If-Match' | 'If-None-Match';
+
+/** An If-Match or If-None-Match value outside RFC 9110's grammar: 400, naming the header. */
+export class MalformedConditionError extends ValidationFailedError {
+  constructor(header: ConditionHeader) {
+    super(
+      [
+        {
+          field: header,
+          message: `${header} must be * alone or a comma-separated list of quoted entity tags ("…" or W/"…"), as ETag sends them`,
+        },
+      ],
+      `The ${header} header is malformed.`,
+    );
+  }
+}
+
+/** The request's `header`, as sent, once it follows the grammar (else MalformedConditionError); undefined when absent. */
+function conditionHeader(request: FastifyRequest, header: ConditionHeader): string | undefined {
+  const value = request.headers[header.toLowerCase()];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || parseCondition(value) === undefined) throw new MalformedConditionError(header);
+  return value;
+}
+
+/**
+ * What a 412 says when If-Match named only weak tags or stale ones with a weak among them:
+ * that If-Match compares strong tags, rather than that the resource changed (it may not have).
+ */
+const WEAK_IF_MATCH =
+  'If-Match compares entity tags strongly, so a weak tag (W/"…") never matches. Send the ETag as GET answered it, without W/.';
+
+/** The 412 detail of a failed If-Match or If-None-Match on `resource` ("Planet 14", "The API key"). */
+export function preconditionFailedDetail(resource: string, failed: FailedCondition): string {
+  switch (failed) {
+    case 'weak If-Match':
+      return `${resource} was not changed: ${WEAK_IF_MATCH}`;
+    case 'If-Match':
+      return `${resource} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.`;
+    case 'If-None-Match':
+      return `${resource} exists and matches If-None-Match (\`*\`, or one of its ETags), so it was not changed.`;
+  }
+}
 
 /** What the document says of a resource's versions. */
 export interface EntityTags {
@@ -33,8 +79,8 @@ export const ifMatchOnChange = (resource: string, method = 'PUT or PATCH'): ApiH
   required: false,
   description:
     `Optional. The ${resource}'s ETag from your last GET (or ${method}): the change is made only if the ${resource} is ` +
-    `still as you read it, else 412. \`*\`: only if the ${resource} exists. A malformed value is a 412 too. Without ` +
-    'it the change is unconditional.',
+    `still as you read it, else 412 (a weak tag never matches). \`*\`: only if the ${resource} exists. A malformed ` +
+    'value is a 400. Without it the change is unconditional.',
   schema: { type: 'string' },
 });
 
@@ -44,7 +90,7 @@ export const ifNoneMatchOnChange = (resource: string): ApiHeaderOptions => ({
   required: false,
   description:
     `Optional. \`*\`: 412 because the ${resource} exists; ETags (compared weakly): 412 if one is the ${resource}'s ` +
-    `current ETag. Checked after If-Match; a malformed value is a 412. On a ${resource} that does not exist the ` +
+    `current ETag. Checked after If-Match; a malformed value is a 400. On a ${resource} that does not exist the ` +
     'answer stays 404.',
   schema: { type: 'string', example: '*' },
 });
@@ -86,7 +132,9 @@ export const ConditionalGet = (tags: EntityTags) =>
     ApiHeader({
       name: 'If-None-Match',
       required: false,
-      description: `ETags you hold (or \`*\`): if one is the ${tags.resource}'s current ETag, the answer is 304 without a body.`,
+      description:
+        `ETags you hold (or \`*\`): if one is the ${tags.resource}'s current ETag, the answer is 304 without a body. ` +
+        'A malformed value is a 400.',
       schema: { type: 'string' },
     }),
     tagsSuccess(tags),
@@ -116,17 +164,20 @@ export const ConditionalChange = (tags: EntityTags) => {
     ApiProblems({
       types: [PRECONDITION_FAILED],
       description:
-        `Precondition failed: the ${resource} has changed since the version named in If-Match (GET it again), or ` +
-        'If-None-Match is `*` or names its current ETag. Nothing was changed.',
+        `Precondition failed: the ${resource} has changed since the version named in If-Match (GET it again), ` +
+        'If-Match named a weak tag (never a match), or If-None-Match is `*` or names its current ETag. Nothing was changed.',
       ...tags.preconditionFailed,
     }),
   );
 };
 
-/** The If-Match and If-None-Match a change was sent with, for its service to check under its lock. */
+/**
+ * The If-Match and If-None-Match a change was sent with, for its service to check under its
+ * lock; a malformed one is refused here, before any work (400).
+ */
 export const Conditions = createParamDecorator((_: unknown, context: ExecutionContext): ChangeConditions => {
-  const { headers } = context.switchToHttp().getRequest<FastifyRequest>();
-  return { ifMatch: headers['if-match'], ifNoneMatch: headers['if-none-match'] };
+  const request = context.switchToHttp().getRequest<FastifyRequest>();
+  return { ifMatch: conditionHeader(request, 'If-Match'), ifNoneMatch: conditionHeader(request, 'If-None-Match') };
 });
 
 /**
@@ -134,7 +185,7 @@ export const Conditions = createParamDecorator((_: unknown, context: ExecutionCo
  * the tag the client holds (so that its cache finds the response it stored) and returns true.
  */
 export async function notModified(reply: FastifyReply, etag: string): Promise<boolean> {
-  const held = ifNoneMatchHit(reply.request.headers['if-none-match'], etag);
+  const held = ifNoneMatchHit(conditionHeader(reply.request, 'If-None-Match'), etag);
   if (held === undefined) return false;
   await reply.status(304).header('ETag', held).send();
   return true;

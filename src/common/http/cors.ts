@@ -2,6 +2,8 @@ import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 
+import type { RouteMethods } from './route-methods';
+
 /** Response headers a browser page may read besides the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = [
   'X-Request-ID',
@@ -32,15 +34,20 @@ const ALLOWED_HEADERS = [
 ];
 
 /**
- * CORS for the exact origins in CORS_ORIGINS, preflight included. Credentials are headers
- * the page sets itself (X-API-Key, Authorization), never cookies, so the browser is not
- * asked to send any (no Access-Control-Allow-Credentials). A page of another origin gets no
- * CORS headers, and its browser keeps the response from it.
+ * CORS for the exact origins in CORS_ORIGINS, preflight included. A preflight allows every
+ * method some route has (`routes`, complete once requests arrive), so a method a new route
+ * brings is never left out. Credentials are headers the page sets itself (X-API-Key,
+ * Authorization), never cookies, so the browser is not asked to send any
+ * (no Access-Control-Allow-Credentials). A page of another origin gets no CORS headers, and
+ * its browser keeps the response from it.
  */
-export async function registerCors(app: NestFastifyApplication, origins: string[]): Promise<void> {
+export async function registerCors(
+  app: NestFastifyApplication,
+  origins: string[],
+  routes: RouteMethods,
+): Promise<void> {
   const options: FastifyCorsOptions = {
     origin: origins,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     credentials: false,
@@ -52,7 +59,8 @@ export async function registerCors(app: NestFastifyApplication, origins: string[
   // on a known path and a 404 problem elsewhere.
   const notPreflight: FastifyCorsOptions = { ...options, preflight: false };
   await app.register(fastifyCors, {
-    delegator: (request, callback) => callback(null, isPreflight(request) ? options : notPreflight),
+    delegator: (request, callback) =>
+      callback(null, isPreflight(request) ? { ...options, methods: routes.declared() } : notPreflight),
   });
 }
 

@@ -55,7 +55,7 @@ export async function registerEdge(
   if (environmentHeaders) fastify.addHook('onRequest', sendEnvironmentHeaders(environmentHeaders));
   fastify.addHook('onRequest', standardHeadersAndHost);
   // Its hook answers a preflight and ends the request there.
-  if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS);
+  if (config.CORS_ORIGINS.length > 0) await registerCors(app, config.CORS_ORIGINS, app.get(RouteMethods));
   fastify.addHook('onRequest', settleAcceptEncoding);
   if (traceRequestId) fastify.addHook('onRequest', traceRequestId);
 

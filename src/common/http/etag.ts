@@ -20,7 +20,7 @@ export function etagForCoding(etag: string, coding: string): string {
   return etag.startsWith('"') ? `${etag.slice(0, -1)}-${coding}"` : etag;
 }
 
-interface EntityTag {
+export interface EntityTag {
   weak: boolean;
   /** As sent, for an answer that repeats it. */
   text: string;
@@ -28,10 +28,20 @@ interface EntityTag {
   opaque: string;
 }
 
-const ENTITY_TAG = /(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g;
+const TAG = String.raw`(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"`;
+const ENTITY_TAG = new RegExp(TAG, 'g');
+/** 1#entity-tag (RFC 9110, sections 5.6.1 and 8.8.3): tags separated by commas, empty list elements allowed. */
+const TAG_LIST = new RegExp(String.raw`^[\t ,]*${TAG}(?:[\t ]*,[\t ,]*${TAG})*[\t ,]*$`);
 
-/** The entity tags of an If-Match or If-None-Match value; anything else in it is ignored. */
-function parseEntityTags(header: string): EntityTag[] {
+/**
+ * An If-Match or If-None-Match value by RFC 9110's grammar (sections 13.1.1 and 13.1.2):
+ * `*` alone, or a comma-separated list of at least one entity tag. Undefined for anything
+ * else (a stray word, `*` in a list, parameters, an empty value): such a value is refused
+ * (400, see conditional-request.ts), never searched for a tag it happens to contain.
+ */
+export function parseCondition(header: string): '*' | EntityTag[] | undefined {
+  if (header.trim() === '*') return '*';
+  if (!TAG_LIST.test(header)) return undefined;
   return [...header.matchAll(ENTITY_TAG)].map(([text, weak, opaque]) => ({
     weak: weak !== undefined,
     text,
@@ -50,39 +60,35 @@ const opaqueOf = (etag: string): string => etag.replace(/^W\//, '').slice(1, -1)
  * If-None-Match (RFC 9110, section 13.1.2): `*`, or a list of tags compared weakly, in any
  * of the representation's encodings. Returns the tag a 304 should carry (the one the client
  * holds, so that its cache finds the response it stored), or undefined when the condition
- * lets the request through.
+ * lets the request through (a malformed value never matches).
  */
 export function ifNoneMatchHit(header: string | undefined, etag: string): string | undefined {
   if (header === undefined) return undefined;
-  if (header.trim() === '*') return etag;
+  const condition = parseCondition(header);
+  if (condition === '*') return etag;
   const current = opaqueOf(etag);
-  return parseEntityTags(header).find((tag) => tag.opaque === current)?.text;
+  return condition?.find((tag) => tag.opaque === current)?.text;
 }
 
-const TAG = String.raw`(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"`;
-/** 1#entity-tag (RFC 9110, sections 5.6.1 and 8.8.3), empty list elements allowed. */
-const TAG_LIST = new RegExp(String.raw`^[\t ,]*${TAG}(?:[\t ]*,[\t ,]*${TAG})*[\t ,]*$`);
-
-/**
- * Whether an If-Match or If-None-Match value follows the grammar: `*` alone, or a
- * comma-separated list of entity tags. A change fails closed on anything else, since a client
- * that sent a condition meant it to hold (a read may ignore it).
- */
-export function wellFormedCondition(header: string): boolean {
-  return header.trim() === '*' || TAG_LIST.test(header);
-}
+/** Why If-Match is false: the tags it names are not current, or it names weak ones, which never match. */
+export type IfMatchFailure = 'If-Match' | 'weak If-Match';
 
 /**
  * If-Match (RFC 9110, section 13.1.1): `*` holds for any current representation; otherwise
  * one of the listed tags must match strongly (a weak tag never does). A tag of the same
- * representation in another content coding matches: it names the same state.
+ * representation in another content coding matches: it names the same state. Undefined when
+ * it holds; 'weak If-Match' when it fails and lists a weak tag, for an answer that says so.
  */
-export function ifMatchHolds(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  if (etag.startsWith('W/')) return false;
+export function ifMatchFailure(header: string, etag: string): IfMatchFailure | undefined {
+  const condition = parseCondition(header);
+  if (condition === '*') return undefined;
   const current = opaqueOf(etag);
-  return parseEntityTags(header).some((tag) => !tag.weak && tag.opaque === current);
+  const holds = !etag.startsWith('W/') && condition?.some((tag) => !tag.weak && tag.opaque === current);
+  if (holds) return undefined;
+  return condition?.some((tag) => tag.weak) ? 'weak If-Match' : 'If-Match';
 }
+
+export const ifMatchHolds = (header: string, etag: string): boolean => ifMatchFailure(header, etag) === undefined;
 
 /** The conditional headers of a change (PUT, PATCH, DELETE), as sent. */
 export interface ChangeConditions {
@@ -90,22 +96,25 @@ export interface ChangeConditions {
   ifNoneMatch?: string;
 }
 
+/** The condition that is false for a change: see failedChangeCondition. */
+export type FailedCondition = IfMatchFailure | 'If-None-Match';
+
 /**
- * The header whose condition is false for the resource as it is now (its ETag made by
- * `currentEtag`, only when a condition was sent), or undefined when the change may go
- * ahead. In the order of RFC 9110, section 13.2.2: If-Match first, then If-None-Match, which
- * for a change is false when it is `*` (the resource exists) or lists a tag that matches
- * weakly (section 13.1.2). A malformed value of either fails: the client meant a condition,
- * and the change must not go ahead unconditionally.
+ * The condition that is false for the resource as it is now (its ETag made by `currentEtag`,
+ * only when a condition was sent), or undefined when the change may go ahead. In the order of
+ * RFC 9110, section 13.2.2: If-Match first, then If-None-Match, which for a change is false
+ * when it is `*` (the resource exists) or lists a tag that matches weakly (section 13.1.2).
+ * Malformed values are refused before (@Conditions()); here one would fail If-Match and pass
+ * If-None-Match.
  */
 export function failedChangeCondition(
   { ifMatch, ifNoneMatch }: ChangeConditions,
   currentEtag: () => string,
-): 'If-Match' | 'If-None-Match' | undefined {
+): FailedCondition | undefined {
   if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
   const etag = currentEtag();
-  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) return 'If-Match';
-  if (ifNoneMatch !== undefined && !wellFormedCondition(ifNoneMatch)) return 'If-None-Match';
+  const ifMatchFailed = ifMatch === undefined ? undefined : ifMatchFailure(ifMatch, etag);
+  if (ifMatchFailed) return ifMatchFailed;
   if (ifNoneMatchHit(ifNoneMatch, etag) !== undefined) return 'If-None-Match';
   return undefined;
 }

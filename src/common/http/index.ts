@@ -1,3 +1,4 @@
+export { closedMidRequest } from './client-error';
 export * from './compression';
 export * from './conditional-request';
 export * from './etag';

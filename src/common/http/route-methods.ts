@@ -37,6 +37,11 @@ export class RouteMethods {
     return (route) => this.add(route);
   }
 
+  /** Every method some route has, in the same order: what a CORS preflight may allow. */
+  declared(): string[] {
+    return LISTED.filter((method) => this.methods.has(method));
+  }
+
   /** The methods routes exist for at `path` (its query string ignored), in a stable order; empty when none. */
   allowedAt(path: string): string[] {
     const allowed: string[] = [];

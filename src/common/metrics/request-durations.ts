@@ -62,10 +62,10 @@ export class DurationSeries {
  * The request duration histogram, counted by hand and formatted by prom-client. A request
  * observes its duration in every response, the cheapest ones included: prom-client's own
  * `observe` builds a label string, checks the labels and looks the series up by that string
- * each time, over ten times the work of an observation here. Here each route holds its
- * series, made once, and a request only adds to an array. The registry reads it like any of
- * its metrics, through `get()` at each scrape; the exposition is the same as prom-client's
- * histogram (test/unit/request-durations.spec.ts).
+ * each time. Here each route holds its series, made once, and a request only adds to an array.
+ * Measured: 1.1–1.9 µs an observe in prom-client, 0.05–0.11 µs here (`node bench/histogram-observe.mjs`).
+ * The registry reads it like any of its metrics, through `get()` at each scrape; the exposition
+ * is the same as prom-client's histogram (test/unit/request-durations.spec.ts).
  */
 export class RequestDurations {
   readonly type = 'histogram';

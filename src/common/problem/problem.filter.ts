@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastif
 import { QueryFailedError } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
+import { isClientAbort } from '../http/client-error';
 import { pathOf } from '../http/location';
 import { RouteMethods } from '../http/route-methods';
 import { applyStandardHeaders } from '../http/standard-headers';
@@ -112,6 +113,14 @@ export class ProblemFilter implements ExceptionFilter {
       const status = exception.getStatus();
       if (status >= 500) return this.internal(exception, request);
       return this.problem(problemTypeForStatus(status), this.httpExceptionDetail(exception));
+    }
+    // Before the database faults: its ECONNRESET is the client's socket, not the database's.
+    if (isClientAbort(exception, request)) {
+      request.log.info(`Request aborted by the client on ${request.method} ${request.routeOptions?.url ?? ''}`);
+      return this.problem(
+        problemTypeForStatus(400),
+        'The request did not arrive whole: the client closed the connection.',
+      );
     }
     const fault = databaseFault(exception);
     if (fault) {

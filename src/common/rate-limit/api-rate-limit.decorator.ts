@@ -4,7 +4,9 @@ import { type ProblemExample, TOO_MANY_REQUESTS, UNAVAILABLE } from '../problem/
 import { ApiProblems } from '../swagger/api-problems.decorator';
 import { SIGNUP_POLICY } from './client-throttler.guard';
 import { LOGIN_FAILURES_POLICY } from './login-throttle';
-import { signupLimitDetail, tooManyLoginFailures, TooManyRequestsError } from './too-many-requests.error';
+import { tooManyLoginFailures, tooManySignups } from './too-many-requests.error';
+
+const integer = (description: string) => ({ description, schema: { type: 'integer' } }) as const;
 
 export const RATE_LIMIT_HEADERS = {
   'RateLimit-Policy': {
@@ -17,12 +19,9 @@ export const RATE_LIMIT_HEADERS = {
       'What is left of it now (draft-ietf-httpapi-ratelimit-headers): `r` remaining, `t` seconds until the window ends.',
     schema: { type: 'string', example: '"signup";r=19;t=60' },
   },
-  'X-RateLimit-Limit': {
-    description: 'Requests (or failed attempts) allowed in the current window.',
-    schema: { type: 'integer' },
-  },
-  'X-RateLimit-Remaining': { description: 'How many of them are left.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Seconds until the window ends.', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': integer('Requests (or failed attempts) allowed in the current window.'),
+  'X-RateLimit-Remaining': integer('How many of them are left.'),
+  'X-RateLimit-Reset': integer('Seconds until the window ends.'),
 } as const;
 
 /** 429 with its headers (Retry-After among them); `example` is the limit's refusal, as the code makes it. */
@@ -33,28 +32,16 @@ export const ApiTooManyRequests = (description: string, example: ProblemExample)
 const ApiRateLimited = (description: string, example: ProblemExample) =>
   applyDecorators(
     ApiTooManyRequests(description, example),
-    ApiProblems({
-      types: [UNAVAILABLE],
-      description: 'The database is temporarily unavailable; retry shortly.',
-    }),
+    ApiProblems({ types: [UNAVAILABLE], description: 'The database is temporarily unavailable; retry shortly.' }),
   );
 
-const SAMPLE_RETRY_AFTER = 42;
+// The refusals as the code makes them, with sample figures.
+const loginRefusal = () => tooManyLoginFailures({ name: LOGIN_FAILURES_POLICY, limit: 10, windowSeconds: 900 }, 42);
+const signupRefusal = () => tooManySignups({ name: SIGNUP_POLICY, limit: 20, windowSeconds: 60 }, 42);
 
 export const ApiLoginRateLimited = (
   description = 'Too many failed sign-ins from this client for this email; see Retry-After.',
-) =>
-  ApiRateLimited(description, () =>
-    tooManyLoginFailures({ name: LOGIN_FAILURES_POLICY, limit: 10, windowSeconds: 900 }, SAMPLE_RETRY_AFTER),
-  );
+) => ApiRateLimited(description, loginRefusal);
 
 export const ApiSignupRateLimited = () =>
-  ApiRateLimited(
-    'Too many sign-ups from this client; see Retry-After.',
-    () =>
-      new TooManyRequestsError(
-        signupLimitDetail(SAMPLE_RETRY_AFTER),
-        { name: SIGNUP_POLICY, limit: 20, windowSeconds: 60 },
-        SAMPLE_RETRY_AFTER,
-      ),
-  );
+  ApiRateLimited('Too many sign-ups from this client; see Retry-After.', signupRefusal);

@@ -4,8 +4,8 @@ import { parseIpAddress, unmapped } from '../http/ip-address';
 
 /**
  * What a per-client limit counts by. An IPv6 client usually holds a whole /64 and can
- * change its address within it at will, so IPv6 addresses count by their /64 (as
- * @nestjs/throttler's guard does); IPv4, and IPv4 mapped into IPv6, by the address.
+ * change its address within it at will, so IPv6 addresses count by their /64; IPv4, and
+ * IPv4 mapped into IPv6, by the address.
  */
 export function clientAddressKey(ip: string): string {
   const address = ip.split('%')[0];

@@ -1,10 +1,6 @@
-/**
- * One limit as a client sees it, for the response headers: the IETF pair of
- * draft-ietf-httpapi-ratelimit-headers (structured fields), and the older X-RateLimit-*
- * that clients already read.
- */
+/** One limit as the response headers show it: draft-ietf-httpapi-ratelimit-headers, and the older X-RateLimit-*. */
 export interface RateLimitPolicy {
-  /** The policy's name, which ties RateLimit to its RateLimit-Policy. */
+  /** Ties RateLimit to its RateLimit-Policy. */
   name: string;
   /** Quota: requests (or failed attempts, or uploads in progress) allowed. */
   limit: number;
@@ -13,11 +9,8 @@ export interface RateLimitPolicy {
   quotaUnit?: 'requests' | 'concurrent-requests';
 }
 
-export interface RateLimitState {
-  remaining: number;
-  /** Seconds until the quota is available again. */
-  reset: number;
-}
+/** What is left: `reset` is in seconds until the quota is available again. */
+export type RateLimitState = { remaining: number; reset: number };
 
 /** `RateLimit-Policy: "signup";q=20;w=60`. */
 export function rateLimitPolicyField({ name, limit, windowSeconds, quotaUnit }: RateLimitPolicy): string {
@@ -26,12 +19,8 @@ export function rateLimitPolicyField({ name, limit, windowSeconds, quotaUnit }: 
   return `"${name}";q=${limit}${window}${unit}`;
 }
 
-export function rateLimitHeaders(
-  policy: RateLimitPolicy,
-  { remaining, reset }: RateLimitState,
-): Record<string, string> {
-  const left = Math.max(0, remaining);
-  const seconds = Math.max(0, reset);
+export function rateLimitHeaders(policy: RateLimitPolicy, state: RateLimitState): Record<string, string> {
+  const [left, seconds] = [Math.max(0, state.remaining), Math.max(0, state.reset)];
   return {
     'RateLimit-Policy': rateLimitPolicyField(policy),
     RateLimit: `"${policy.name}";r=${left};t=${seconds}`,

@@ -1,65 +1,135 @@
-import type { ThrottlerStorage } from '@nestjs/throttler';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 
-// The library does not export its record type by name.
-export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
-/** A key's current window, read without counting a hit. `timeToExpire` is in seconds. */
-export interface RateLimitWindow {
-  totalHits: number;
-  timeToExpire: number;
-}
+import { AppConfig } from '../../config/app-config';
+import { NoScrapedGauges, ScrapedGauges } from '../metrics/scraped-gauges';
+import { clientAddressKey } from './client-address';
+import type { RateLimitPolicy } from './rate-limit-headers';
 
-/**
- * One set of counters: @nestjs/throttler's storage contract (fixed windows: the first hit
- * opens a window of `ttl` ms; the hit past `limit` blocks the key for `blockDuration` ms,
- * and hits while blocked are not counted), plus what the failed-login limit needs:
- * `release`, as an attempt takes a hit before its password is checked and one that
- * succeeds gives it back, so that only failures stay counted; and `peek`, to refuse a
- * blocked client without taking a hit.
- */
-export interface Counters extends ThrottlerStorage {
-  peek(key: string, throttlerName: string): Promise<RateLimitWindow>;
-  /** Uncounts one hit of the key's current window, if it has any; the window's end stays. */
-  release(key: string, throttlerName: string): Promise<void>;
-}
+type RedisConfig = Pick<AppConfig, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS'>;
 
-/** A hit, and the way to give back that very hit, to the counters that counted it. */
-export interface RateLimitSlot extends ThrottlerStorageRecord {
-  /** Never rejects: a hit that cannot be given back stays counted. */
-  release(): Promise<void>;
-}
-
-/**
- * Where hits are counted now: `memory`, in this process (no REDIS_URL); `redis`, shared by
- * every instance; `redis-away`, in this process because Redis does not answer.
- */
+/** `memory`: no REDIS_URL; `redis`: shared by every instance; `redis-away`: here, as Redis does not answer. */
 export type CountingMode = 'memory' | 'redis' | 'redis-away';
-
-/** The counters behind every rate limit (RATE_LIMIT_STORE). */
-export interface RateLimitStore extends Counters {
-  take(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<RateLimitSlot>;
-  readonly counting: CountingMode;
-}
-
-export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 
 export const toSeconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1000));
 
-export function storageRecord(totalHits: number, msLeft: number, limit: number): ThrottlerStorageRecord {
-  const isBlocked = totalHits > limit;
-  return {
-    totalHits,
-    timeToExpire: toSeconds(msLeft),
-    isBlocked,
-    timeToBlockExpire: isBlocked ? toSeconds(msLeft) : 0,
-  };
+/** A client's key, with `more` (an email), hashed: the counters (in Redis, maybe) hold no addresses or emails. */
+export const clientKey = (ip: string, ...more: string[]): string => {
+  const key = [clientAddressKey(ip), ...more].join('\n');
+  return createHash('sha256').update(key).digest('hex');
+};
+
+/** Counts a hit, or throws `refuse(seconds to wait)` past the limit. */
+export const takeHit = (limiter: RateLimiterAbstract, key: string, refuse: (retryAfter: number) => Error) =>
+  limiter.consume(key).catch((refused: unknown) => {
+    throw refused instanceof RateLimiterRes ? refuse(toSeconds(refused.msBeforeNext)) : refused;
+  });
+
+/** Where a Redis limiter counts what Redis does not take; tells `missed` of each such hit or read. */
+class InsuranceLimiter extends RateLimiterMemory {
+  missed = (): void => undefined;
+
+  override consume(...args: Parameters<RateLimiterMemory['consume']>) {
+    this.missed();
+    return super.consume(...args);
+  }
+
+  override get(...args: Parameters<RateLimiterMemory['get']>) {
+    this.missed();
+    return super.get(...args);
+  }
 }
 
-/** `counters.increment`, with the release of that hit in the same counters. */
-export async function takeFrom(
-  counters: Counters,
-  ...[key, ttl, limit, blockDuration, throttlerName]: Parameters<RateLimitStore['take']>
-): Promise<RateLimitSlot> {
-  const record = await counters.increment(key, ttl, limit, blockDuration, throttlerName);
-  return { ...record, release: () => counters.release(key, throttlerName) };
+/**
+ * The counters of every limit (fixed windows; the hit past the limit blocks the key a window): in
+ * Redis when REDIS_URL is set, shared by every instance, else here. Redis holds counters, not truth:
+ * while it is away, each limiter counts in its in-process insurance limiter rather than refuse.
+ */
+@Injectable()
+export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimits');
+  private readonly redis?: Redis;
+  // Set with the one warning of an outage, cleared with the one info line that ends it.
+  private away = false;
+  private closing = false;
+
+  constructor(
+    @Inject(AppConfig) private readonly config: RedisConfig,
+    gauges: ScrapedGauges = new NoScrapedGauges(),
+  ) {
+    gauges.register(
+      'redis_degraded',
+      'Whether this instance counts the rate limits on its own because Redis does not answer (1), or not (0).',
+      () => Promise.resolve(this.counting === 'redis-away' ? 1 : 0),
+    );
+    if (!config.REDIS_URL) return;
+    // No offline queue and nothing resent: a command, the ready check too, is answered or fails
+    // within the timeout. Reconnects go on, a second apart at most, until the ready check is
+    // answered. No socketTimeout: its timer outlives its socket and drops the next (ioredis#2147).
+    this.redis = new Redis(config.REDIS_URL, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+      commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
+    });
+    // Said once an outage (an error on a ready connection is followed by its close); without
+    // a listener ioredis would print each error itself.
+    this.redis.on('error', (err: Error) => this.redis!.status !== 'ready' && this.fallBack(err.message));
+    this.redis.on('close', () => this.fallBack('the connection closed'));
+    this.redis.on('ready', () => {
+      if (this.away)
+        this.logger.log('Redis answers again: the rate limits are counted there, shared by every instance');
+      this.away = false;
+    });
+  }
+
+  get counting(): CountingMode {
+    if (!this.redis) return 'memory';
+    return this.redis.status === 'ready' && !this.away ? 'redis' : 'redis-away';
+  }
+
+  limiter({ name, limit, windowSeconds }: RateLimitPolicy & { windowSeconds: number }): RateLimiterAbstract {
+    const options = { keyPrefix: name, points: limit, duration: windowSeconds, blockDuration: windowSeconds };
+    if (!this.redis) return new RateLimiterMemory(options);
+    const insuranceLimiter = Object.assign(new InsuranceLimiter(options), { missed: () => this.missed() });
+    const keyPrefix = `${this.config.REDIS_KEY_PREFIX}rate-limit:${name}`;
+    const redis = { storeClient: this.redis, rejectIfRedisNotReady: true };
+    return new RateLimiterRedis({ ...options, ...redis, keyPrefix, insuranceLimiter });
+  }
+
+  /** Gives Redis up to the command timeout to answer before the first request; then starts without it. */
+  async onModuleInit(): Promise<void> {
+    if (this.counting !== 'redis-away') return;
+    // `once` rejects on an error event: Redis refused, no need to wait longer.
+    const ms = this.config.REDIS_COMMAND_TIMEOUT_MS;
+    await Promise.race([once(this.redis!, 'ready'), delay(ms)]).catch(() => undefined);
+    if (this.counting === 'redis-away') this.fallBack(`no answer within ${ms} ms`);
+  }
+
+  onApplicationShutdown(): void {
+    this.closing = true;
+    // Not quit(): it waits for a reply, which a silent Redis never sends.
+    this.redis?.disconnect();
+  }
+
+  // A command failed on a ready connection: Redis is silent (or failing), and each hit would wait
+  // out the timeout. Reopened, the connection is ready again once Redis answers the ready check.
+  private missed(): void {
+    if (this.counting !== 'redis' || this.closing) return;
+    this.fallBack(`no answer within ${this.config.REDIS_COMMAND_TIMEOUT_MS} ms, or an error`);
+    this.redis!.disconnect(true);
+  }
+
+  private fallBack(reason: string): void {
+    if (this.away || this.closing) return;
+    this.away = true;
+    const outcome = 'each instance counts the rate limits on its own until it does';
+    this.logger.warn(`Redis does not answer (${reason}): ${outcome}`);
+  }
 }

@@ -14,17 +14,12 @@ export class TooManyRequestsError extends DomainError {
   }
 }
 
-/** Too many failed sign-ins for one email from one client address. */
-export const tooManyLoginFailures = (policy: RateLimitPolicy, retryAfter: number): TooManyRequestsError =>
-  new TooManyRequestsError(
-    `Too many failed sign-in attempts for this email from your address. Retry in ${retryAfter} seconds.`,
-    policy,
-    retryAfter,
-  );
+const tooMany = (what: string) => (policy: RateLimitPolicy, retryAfter: number) =>
+  new TooManyRequestsError(`Too many ${what} from your address. Retry in ${retryAfter} seconds.`, policy, retryAfter);
 
-/** The detail of a refused sign-up (the throttler's errorMessage). */
-export const signupLimitDetail = (retryAfter: number): string =>
-  `Too many sign-ups from your address. Retry in ${retryAfter} seconds.`;
+/** Too many failed sign-ins for one email from one client address. */
+export const tooManyLoginFailures = tooMany('failed sign-in attempts for this email');
+export const tooManySignups = tooMany('sign-ups');
 
 declareProblemExample(TOO_MANY_REQUESTS, () =>
   tooManyLoginFailures({ name: 'login-failures', limit: 10, windowSeconds: 900 }, 42),

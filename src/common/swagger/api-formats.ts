@@ -8,9 +8,15 @@ import { greaterThan } from '../validation';
  * The wire formats a DTO field's TypeScript type cannot say (`number` is neither integer nor
  * float, `string` is no date-time): one decorator each. The @nestjs/swagger CLI plugin adds
  * the rest from the field itself: required from `?`, description and example from its JSDoc,
- * bounds from its validators.
+ * bounds from its validators. What it cannot read goes in `also`: a bound or default that is a
+ * named constant (its test-time reading sees only numbers written out), a null example.
  */
-type Also = Pick<ApiPropertyOptions, 'readOnly' | 'nullable' | 'description'>;
+type Also = Pick<
+  ApiPropertyOptions,
+  'readOnly' | 'nullable' | 'description' | 'minimum' | 'maximum' | 'default' | 'example'
+> & {
+  required?: boolean;
+};
 
 export const ApiInt64 = (also: Also = {}) => ApiProperty({ type: 'integer', format: 'int64', ...also });
 
@@ -19,6 +25,9 @@ export const ApiInteger = (also: Also = {}) => ApiProperty({ type: 'integer', ..
 export const ApiFloat = (also: Also = {}) => ApiProperty({ type: 'number', format: 'float', ...also });
 
 export const ApiDateTime = (also: Also = {}) => ApiProperty({ type: 'string', format: 'date-time', ...also });
+
+/** A calendar day, `2026-11-22`. */
+export const ApiDate = () => ApiProperty({ type: 'string', format: 'date' });
 
 export const ApiUuid = () => ApiProperty({ format: 'uuid' });
 

@@ -8,6 +8,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { onRequestHookHandler } from 'fastify';
 
+import { scrubKeys } from '../logging/scrub';
 import { isHealthProbe, pathOf, redisStatement } from './span-content';
 
 /** The attribute that carries the request id (the X-Request-ID of the response). */
@@ -41,7 +42,12 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv): OpenTelemetry {
         // An ignored request runs with tracing suppressed: no span of Fastify, pg or ioredis either.
         ignoreIncomingRequestHook: (request) => isHealthProbe(request.url),
         requestHook: (span, request) => {
-          if (request instanceof IncomingMessage) (request as WithServerSpan)[SERVER_SPAN] = span;
+          if (!(request instanceof IncomingMessage)) return;
+          (request as WithServerSpan)[SERVER_SPAN] = span;
+          // A key a client put in the path or query reaches no span: the same scrub as the logs.
+          const url = request.url ?? '/';
+          span.setAttribute('url.path', scrubKeys(pathOf(url)));
+          if (url.includes('?')) span.setAttribute('url.query', scrubKeys(url.slice(url.indexOf('?') + 1)));
         },
       }),
       // Request and handler spans; a span per lifecycle hook would outnumber the useful ones.
@@ -49,7 +55,7 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv): OpenTelemetry {
         registerOnInitialization: true,
         instrumentHooks: false,
         // It sets url.path to the whole URL; the query string is the server span's url.query.
-        requestHook: (span, request) => span.setAttribute('url.path', pathOf(request.url)),
+        requestHook: (span, request) => span.setAttribute('url.path', scrubKeys(pathOf(request.url))),
       }),
       // Queries outside a request (migrations, start-up) would each make a trace of their own.
       // Statements are recorded with their placeholders, never their parameter values.

@@ -1,5 +1,5 @@
 export { invalidBody, invalidParam, invalidQuery, refusalOf } from './invalid-samples';
-export { IsPlainText, PLAIN_TEXT_RULE } from './plain-text';
+export { escapeInvisible, IsPlainText, isPlainText, PLAIN_TEXT_RULE } from './plain-text';
 export { strictValidationError, StrictValidationPipe } from './strict-validation.pipe';
 export { toInt, trim } from './transforms';
 export { notAUuid, UuidParam } from './uuid-param';

@@ -9,7 +9,20 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
  * Zero-width non-joiner and joiner (U+200C, U+200D) stay allowed: Persian, Hindi and other
  * scripts need them inside words, and emoji sequences are built with them.
  */
-const VISIBLE_ONLY = /^[^\p{Cc}\u061C\u200B\u200E\u200F\u2028-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]*$/u;
+const INVISIBLE_CLASS = String.raw`\p{Cc}\u061C\u200B\u200E\u200F\u2028-\u202E\u2060-\u2064\u2066-\u2069\uFEFF`;
+const VISIBLE_ONLY = new RegExp(`^[^${INVISIBLE_CLASS}]*$`, 'u');
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'gu');
+
+/** Whether `text` is one line of text whose characters are all shown as they are (the rule below). */
+export const isPlainText = (text: string): boolean => VISIBLE_ONLY.test(text);
+
+/**
+ * `text` with each character the rule refuses written as its `\uXXXX` escape, so that text
+ * stored before the rule (or by a path that missed it) cannot forge lines, colour or reorder a
+ * terminal. Inside a JSON document the escape is JSON's own: the value read back is the same.
+ */
+export const escapeInvisible = (text: string): string =>
+  text.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 
 /**
  * A name or description: one line of text whose characters are all shown as they are.
@@ -20,7 +33,7 @@ export const IsPlainText = (options?: ValidationOptions) =>
     {
       name: 'isPlainText',
       validator: {
-        validate: (value: unknown) => typeof value !== 'string' || VISIBLE_ONLY.test(value),
+        validate: (value: unknown) => typeof value !== 'string' || isPlainText(value),
         defaultMessage: () =>
           '$property must not contain control characters, line breaks, bidirectional overrides or invisible characters',
       },

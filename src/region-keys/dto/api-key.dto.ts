@@ -38,11 +38,11 @@ export class ApiKeyDto {
 
   /** When the key stops working by itself (set when it is rolled); null: never. */
   // An example of null is one JSDoc cannot give.
-  @ApiProperty({ type: 'string', format: 'date-time', example: null })
+  @ApiDateTime({ example: null })
   revokesAt: string | null;
 
   /** When the key stops working by itself, as set on create, roll or PATCH; null: never. Past it the key is refused (401) and no longer listed. */
-  @ApiProperty({ type: 'string', format: 'date-time', example: null })
+  @ApiDateTime({ example: null })
   expiresAt: string | null;
 
   /**

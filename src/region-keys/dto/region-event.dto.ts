@@ -32,7 +32,6 @@ export class ListRegionEventsQueryDto {
 @ApiSchema({ name: 'ApiKeyActor', description: 'A change made with a region API key.' })
 export class ApiKeyActorDto {
   /** @example api_key */
-  @ApiProperty({ enum: ['api_key'] })
   type: 'api_key';
 
   /**
@@ -52,7 +51,6 @@ export class ApiKeyActorDto {
 })
 export class OperatorActorDto {
   /** @example operator */
-  @ApiProperty({ enum: ['operator'] })
   type: 'operator';
 }
 

@@ -12,8 +12,8 @@ export const MAX_REVOKE_OLD_AFTER_SECONDS = 604_800;
 /**
  * As for a new key, validated alike, but what is left out is the old key's: a roll replaces
  * a key, so it never widens one (only the documented defaults differ here). A redeclared
- * field's schema is an @ApiPropertyOptional: the plugin's reading of it would give way to
- * what the parent class declares.
+ * field states its schema in a decorator: the plugin's reading of it would give way to what
+ * the parent class declares.
  */
 @ApiSchema({ name: 'RollApiKeyInput' })
 export class RollApiKeyDto extends CreateApiKeyDto {
@@ -49,8 +49,7 @@ export class RollApiKeyDto extends CreateApiKeyDto {
    */
   // Absent means the default; null is not a number of seconds. The plugin reads a validator's
   // bound only when it is written as a number.
-  @ApiInteger()
-  @ApiPropertyOptional({ maximum: MAX_REVOKE_OLD_AFTER_SECONDS, default: DEFAULT_REVOKE_OLD_AFTER_SECONDS })
+  @ApiInteger({ maximum: MAX_REVOKE_OLD_AFTER_SECONDS, default: DEFAULT_REVOKE_OLD_AFTER_SECONDS })
   @IsOmittable()
   @IsInt()
   @Min(0)

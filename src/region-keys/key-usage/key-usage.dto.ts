@@ -1,7 +1,8 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
+import { ApiDate, ApiInteger } from '../../common/swagger';
 import { toInt } from '../../common/validation';
 import type { DailyUsage } from './key-usage.types';
 import { USAGE_RETENTION_DAYS } from './key-usage-counter';
@@ -11,7 +12,7 @@ export const DEFAULT_USAGE_DAYS = 30;
 export class KeyUsageQueryDto {
   /** How many UTC days to list, today included. */
   // Optional, with a default; the plugin reads a validator's bound only when it is written as a number.
-  @ApiProperty({ type: 'integer', required: false, maximum: USAGE_RETENTION_DAYS, default: DEFAULT_USAGE_DAYS })
+  @ApiInteger({ required: false, maximum: USAGE_RETENTION_DAYS, default: DEFAULT_USAGE_DAYS })
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -25,14 +26,14 @@ export class KeyUsageDayDto {
    * A UTC day.
    * @example 2026-11-22
    */
-  @ApiProperty({ format: 'date' })
+  @ApiDate()
   date: string;
 
   /**
    * Requests the key authenticated that day.
    * @example 1520
    */
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ApiInteger({ minimum: 0 })
   requests: number;
 }
 

@@ -44,7 +44,25 @@ export class KeyRollAndRegionEvents1763900000000 implements MigrationInterface {
       FOR EACH ROW EXECUTE FUNCTION "region_events_append_only"()`);
   }
 
+  /**
+   * A rollback never makes a key more powerful: the older build knows no scheduled stop, so a
+   * rolled key would work for ever. One past its time is revoked as of then (it already works no
+   * more); while a key is still scheduled to stop, the revert is refused.
+   */
   async down(q: QueryRunner): Promise<void> {
+    const [{ scheduled }] = (await q.query(
+      `SELECT count(*)::int AS scheduled FROM "api_keys" WHERE "revokes_at" > now() AND "revoked_at" IS NULL`,
+    )) as { scheduled: number }[];
+    if (scheduled > 0) {
+      throw new Error(
+        `${scheduled} active API key(s) are scheduled to stop (revokes_at, after a roll), which the older schema ` +
+          'cannot keep: reverting would make them permanent. Revoke them (DELETE /auth/region/api-keys/{id}) or ' +
+          'wait until they stop, then revert again. Nothing was changed.',
+      );
+    }
+    await q.query(
+      `UPDATE "api_keys" SET "revoked_at" = "revokes_at" WHERE "revokes_at" IS NOT NULL AND "revoked_at" IS NULL`,
+    );
     await q.query(`DROP TABLE "region_events"`);
     await q.query(`DROP FUNCTION "region_events_append_only"()`);
     await q.query(`ALTER TABLE "api_keys" DROP COLUMN "revokes_at"`);

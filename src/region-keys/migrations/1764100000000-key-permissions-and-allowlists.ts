@@ -20,7 +20,24 @@ export class KeyPermissionsAndAllowlists1764100000000 implements MigrationInterf
     await q.query(`ALTER TABLE "region_events" ADD "api_key_allowed_cidrs" text[]`);
   }
 
+  /**
+   * A rollback never makes a key more powerful: without these columns every key may do
+   * everything from anywhere. Refused while a key that still works has fewer permissions or an
+   * allowlist.
+   */
   async down(q: QueryRunner): Promise<void> {
+    const [{ limited }] = (await q.query(
+      `SELECT count(*)::int AS limited FROM "api_keys"
+        WHERE "revoked_at" IS NULL AND ("revokes_at" IS NULL OR "revokes_at" > now())
+          AND (NOT "permissions" @> ARRAY['region:read', 'keys:write']::text[] OR "allowed_cidrs" IS NOT NULL)`,
+    )) as { limited: number }[];
+    if (limited > 0) {
+      throw new Error(
+        `${limited} active API key(s) have limited permissions or an address allowlist (allowed_cidrs), which the ` +
+          'older schema cannot keep: reverting would let them do everything from any address. Revoke them ' +
+          '(DELETE /auth/region/api-keys/{id}), then revert again. Nothing was changed.',
+      );
+    }
     await q.query(`ALTER TABLE "region_events" DROP COLUMN "api_key_allowed_cidrs"`);
     await q.query(`ALTER TABLE "region_events" DROP COLUMN "api_key_permissions"`);
     await q.query(`ALTER TABLE "api_keys" DROP COLUMN "allowed_cidrs"`);

@@ -20,11 +20,39 @@ export class KeyExpiryAndUpdates1764600000000 implements MigrationInterface {
     await q.query(`ALTER TABLE "region_events" ADD "changes" jsonb`);
   }
 
+  /**
+   * A rollback never makes a key more powerful: the older build knows no expiry, so a key that
+   * has one would become permanent. A key with one that has stopped (expired, or its roll
+   * ended) is revoked as of then; while a working key has one, the revert is refused.
+   */
   async down(q: QueryRunner): Promise<void> {
+    const [{ expiring }] = (await q.query(
+      `SELECT count(*)::int AS expiring FROM "api_keys"
+        WHERE "expires_at" > now() AND "revoked_at" IS NULL AND ("revokes_at" IS NULL OR "revokes_at" > now())`,
+    )) as { expiring: number }[];
+    if (expiring > 0) {
+      throw new Error(
+        `${expiring} active API key(s) have an expiry (expires_at), which the older schema cannot keep: ` +
+          'reverting would make them permanent. Revoke them (DELETE /auth/region/api-keys/{id}) or wait until ' +
+          'they expire, then revert again. Nothing was changed.',
+      );
+    }
+    const [{ updates }] = (await q.query(
+      `SELECT count(*)::int AS updates FROM "region_events" WHERE "type" = 'api_key.updated'`,
+    )) as { updates: number }[];
+    if (updates > 0) {
+      throw new Error(
+        `The audit trail holds ${updates} api_key.updated event(s), which the older schema cannot type, and events ` +
+          'are never deleted: this migration cannot be reverted. Nothing was changed.',
+      );
+    }
+    // Stopped already, by its expiry or an earlier end of its roll: revoked as of then.
+    await q.query(
+      `UPDATE "api_keys" SET "revoked_at" = LEAST("expires_at", "revokes_at")
+        WHERE "expires_at" IS NOT NULL AND "revoked_at" IS NULL`,
+    );
     await q.query(`ALTER TABLE "region_events" DROP COLUMN "changes"`);
     await q.query(`ALTER TABLE "region_events" DROP COLUMN "api_key_expires_at"`);
-    // The trail is append-only: a down migration cannot drop the events it no longer types,
-    // so it refuses while there are any.
     await q.query(`ALTER TABLE "region_events" DROP CONSTRAINT "region_events_type_check"`);
     await q.query(`ALTER TABLE "region_events" ADD CONSTRAINT "region_events_type_check"
       CHECK ("type" IN ('region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked'))`);

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
 
 import { IsPlainText, IsUtf8ByteLength, PLAIN_TEXT_RULE, trim } from '../../common/validation';
-import { EMAIL_MAX_LENGTH, EMAIL_RULE, IsAccountEmail } from '../email';
+import { EMAIL_MAX_LENGTH, IsAccountEmail } from '../email';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
 
 @ApiSchema({ name: 'NewUser' })
@@ -17,9 +17,10 @@ export class SignUpDto {
   @IsPlainText()
   name?: string | null;
 
-  /** @example marc@scalar.com */
-  // The plugin reads a validator's bound only when it is written as a number.
-  @ApiProperty({ format: 'email', maxLength: EMAIL_MAX_LENGTH, description: EMAIL_RULE })
+  /**
+   * Trimmed. One account per canonical form: compared after Unicode NFKC normalisation, lower-casing, and with the domain in IDNA ASCII form (so "BÜCHER.com" and "xn--bcher-kva.com" are one domain). Refused: invisible, control and bidirectional characters, and Latin mixed with Cyrillic or Greek in the local part or in one domain label.
+   * @example marc@scalar.com
+   */
   @Transform(trim)
   @IsString()
   @MaxLength(EMAIL_MAX_LENGTH)
