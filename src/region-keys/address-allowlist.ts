@@ -54,6 +54,20 @@ export function parseCidr(input: string): ParsedCidr {
  */
 export const admitsSomeAddress = (cidrs: readonly string[] | null): boolean => cidrs === null || cidrs.length > 0;
 
+/**
+ * Whether every network of `inner` lies within some network of `outer`: an allowlist that
+ * narrows `outer` (admits no address it refuses), as opposed to one that widens it.
+ */
+export function allowlistWithin(inner: readonly string[], outer: readonly string[]): boolean {
+  const networks = outer.map((cidr) => ipaddr.parseCIDR(cidr));
+  return inner.every((cidr) => {
+    const [address, prefix] = ipaddr.parseCIDR(cidr);
+    return networks.some(
+      ([network, bits]) => address.kind() === network.kind() && prefix >= bits && address.match(network, bits),
+    );
+  });
+}
+
 /** The first `prefix` bits of `address`, the rest zero. */
 const networkOf = (address: IpAddress, prefix: number): IpAddress =>
   address instanceof ipaddr.IPv4

@@ -2,8 +2,12 @@
 export const PERMISSIONS = ['region:read', 'keys:write'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-/** The permission that keeps a region manageable: the last-key rule counts keys holding it. */
-export const MANAGE_KEYS: Permission = 'keys:write';
+/**
+ * What keeps a region able to read and manage itself: the last-key rule counts keys holding all
+ * of these. A key holding only keys:write cannot list the region's keys, and never grants the
+ * region:read it lacks, so a region left with such keys alone could not read itself again.
+ */
+export const SELF_MANAGING: readonly Permission[] = PERMISSIONS;
 
 /** Permissions in the order of PERMISSIONS, without duplicates: how they are stored and shown. */
 export const normalisePermissions = (permissions: readonly Permission[]): Permission[] =>

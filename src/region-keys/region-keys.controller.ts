@@ -32,11 +32,16 @@ import { type ChangeOrigin, type RegionPrincipal } from './region-keys.types';
 const LAST_KEY = {
   types: [LAST_API_KEY],
   description:
-    'The region would be left without a permanent key: one that holds keys:write, can be used from some address, and ' +
+    'The region would be left without a permanent key: one that holds region:read and keys:write, can be used from some address, and ' +
     'neither expires nor is scheduled to stop.',
 };
 /** A body a create or update refuses: a description too long. */
 const LONG_DESCRIPTION = { description: 'x'.repeat(300) };
+/**
+ * The bodies Swagger UI's "Try it out" sends unless the reader edits them: ones that work
+ * from wherever the reader is (no allowlist, no expiry), so the new key is of use to them.
+ */
+const bodyExample = (summary: string, value: object) => ({ examples: { [summary]: { summary, value } } });
 
 @ApiTags('Region API keys')
 @Controller('auth')
@@ -68,7 +73,14 @@ export class RegionKeysController {
   @RegionKeyAuth('keys:write')
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
-  @ApiBody({ type: CreateApiKeyDto, required: false })
+  @ApiBody({
+    type: CreateApiKeyDto,
+    required: false,
+    ...bodyExample('A read-only key, usable from any address', {
+      description: 'Timetable sync (production)',
+      permissions: ['region:read'],
+    }),
+  })
   @ApiKeyCreated(CreatedApiKeyDto, 'The new key, with its secret (shown once).')
   @ApiProblems(
     ...jsonBodyProblems(
@@ -113,9 +125,10 @@ export class RegionKeysController {
    * @remarks Changes a key of your region: its `description`, its `permissions` (only fewer: for more, create a new
    * key), its `allowedCidrs` and its `expiresAt`. A JSON Merge Patch (RFC 7396, `application/merge-patch+json`) or the
    * same object as `application/json`: fields left out stay as they are, null clears. Never more than the key making
-   * the request holds (else 403 `insufficient-permission`). A region keeps at least one key that holds `keys:write`,
-   * can be used from some address, and neither expires nor is scheduled to stop: a change that would leave none is
-   * refused (`last-api-key`). With If-Match, the change is made only while the key still has that ETag (else 412). A
+   * the request holds (else 403 `insufficient-permission`): lifting or widening a key's allowlist, or lifting or
+   * postponing its expiry, needs every permission the key keeps, as rolling it does. A region keeps at least one key
+   * that holds `region:read` and `keys:write`, can be used from some address, and neither expires nor is scheduled to
+   * stop: a change that would leave none is refused (`last-api-key`). With If-Match, the change is made only while the key still has that ETag (else 412). A
    * change is recorded as one `api_key.updated` event; a patch that changes nothing answers the key as it is, and
    * records nothing.
    */
@@ -125,7 +138,11 @@ export class RegionKeysController {
   @ApiKeyId()
   @ConditionalChange(KEY_TAGS)
   @ApiConsumes('application/merge-patch+json', 'application/json')
-  @ApiBody({ type: UpdateApiKeyDto, required: false })
+  @ApiBody({
+    type: UpdateApiKeyDto,
+    required: false,
+    ...bodyExample('A new description', { description: 'Timetable sync (staging)' }),
+  })
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key as it is now, with its new ETag.' })
   @ApiProblems(
     ...jsonBodyProblems(
@@ -151,9 +168,9 @@ export class RegionKeysController {
 
   /**
    * Delete (revoke) an API key
-   * @remarks Revokes a key of your region at once. A region keeps at least one key that holds `keys:write`, can be used
-   * from some address, and neither expires nor is scheduled for revocation: deleting the last such key is refused. A
-   * key may delete itself.
+   * @remarks Revokes a key of your region at once. A region keeps at least one key that holds `region:read` and
+   * `keys:write`, can be used from some address, and neither expires nor is scheduled for revocation: deleting the
+   * last such key is refused. A key may delete itself.
    */
   @Delete('region/api-keys/:id')
   @RegionKeyAuth('keys:write')
@@ -173,18 +190,25 @@ export class RegionKeysController {
    * Roll an API key
    * @remarks The recommended way to rotate a key: creates a new key (its full `key` is shown only in this response) and
    * schedules the old key to stop after `revokeOldAfterSeconds` (a day by default; 0 revokes it at once). Until then
-   * both keys work, so the new key can be deployed without downtime. The new key keeps the old key's description,
-   * `permissions` and `allowedCidrs` unless others are given (null: any address), so a roll never widens a key; it
-   * never holds more than the key making the request (else 403 `insufficient-permission`). The region's key limit
-   * counts the new key. Rolling the region's last permanent key holding `keys:write` into a key without it, or into one
-   * that expires, is refused (`last-api-key`). The new key keeps the old key's `expiresAt` unless another is given.
+   * both keys work, so the new key can be deployed without downtime. A key rolling itself keeps working for at least
+   * 60 seconds (less is a 400), so that a retry of the roll, with the same Idempotency-Key, is still answered; to stop
+   * it sooner, DELETE it with the new key. The new key keeps the old key's description, `permissions` and
+   * `allowedCidrs` unless others are given (null: any address), so a roll never widens a key; it never holds more
+   * than the key making the request (else 403 `insufficient-permission`). The region's key limit counts the new key.
+   * Rolling the region's last permanent key holding `region:read` and `keys:write` into a key without one of them, or
+   * into one that expires, is refused (`last-api-key`). The new key keeps the old key's `expiresAt` unless another is
+   * given.
    */
   @Post('region/api-keys/:id/roll')
   @RegionKeyAuth('keys:write')
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiKeyId({ description: 'The id of the key to replace (from GET /auth/regions/me).' })
-  @ApiBody({ type: RollApiKeyDto, required: false })
+  @ApiBody({
+    type: RollApiKeyDto,
+    required: false,
+    ...bodyExample('The old key stops in an hour', { revokeOldAfterSeconds: 3600 }),
+  })
   @ApiKeyCreated(RolledApiKeyDto, 'The new key, with its secret (shown once), and when the old key stops.')
   @ApiProblems(
     ...jsonBodyProblems(
@@ -196,7 +220,7 @@ export class RegionKeysController {
       description:
         'The key was already rolled (`api-key-already-rolled`: it is scheduled to stop; roll its replacement instead), or the ' +
         'region already holds the maximum number of active keys (`api-key-limit`), or the new key would leave the region ' +
-        'without a permanent key holding keys:write (`last-api-key`).',
+        'without a permanent key holding region:read and keys:write (`last-api-key`).',
     },
   )
   async rollApiKey(

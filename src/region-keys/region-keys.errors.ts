@@ -38,9 +38,9 @@ export const LAST_API_KEY = defineProblemType({
   status: 409,
   title: 'Cannot remove the last managing API key',
   meaning:
-    'The change would leave the region without an active key that holds keys:write, does not expire and is not scheduled for revocation: ' +
-    "deleting that key, rolling it into a key without keys:write or with an expiry, or a PATCH that takes either away. Without one, nobody could manage the region's keys over the API.",
-  action: 'Create another key with keys:write (or roll this one into one that holds it) first, then retry.',
+    'The change would leave the region without an active key that holds both region:read and keys:write, can be used from some address, does not expire and is not scheduled for revocation: ' +
+    "deleting that key, rolling it into a key without one of those permissions or with an expiry, or a PATCH that takes any of that away. Without one, nobody could read and manage the region's keys over the API (a key grants only what it holds, so keys holding one permission each never make such a key again).",
+  action: 'Create another key holding region:read and keys:write (or roll this one into one) first, then retry.',
   example: () => new LastApiKeyError(),
 });
 
@@ -68,7 +68,7 @@ export const INSUFFICIENT_PERMISSION = defineProblemType({
   status: 403,
   title: 'Insufficient permission',
   meaning:
-    'The API key is valid but does not hold the permission this request needs (region:read or keys:write), or it asked to grant a permission it does not hold itself.',
+    'The API key is valid but does not hold the permission this request needs (region:read or keys:write), or it asked to grant a permission it does not hold itself (also by giving more reach, a wider allowlist or a later expiry, to a key that holds one).',
   action: 'Use a key that holds the permission named in the detail, or ask only for permissions the key holds.',
   example: () => missingPermission('keys:write'),
 });
@@ -88,8 +88,9 @@ export class LastApiKeyError extends ConflictError {
   constructor() {
     super(
       LAST_API_KEY,
-      'A region must keep at least one active API key that holds keys:write, does not expire and is not scheduled for ' +
-        'revocation. Create another such key (or roll this one into one) first.',
+      'A region must keep at least one active API key that holds both region:read and keys:write, can be used from ' +
+        'some address, does not expire and is not scheduled for revocation. Create another such key (or roll this ' +
+        'one into one) first.',
     );
   }
 }
@@ -144,6 +145,17 @@ export const unkeepablePermissions = (permissions: Permission[]) =>
   new InsufficientPermissionError(
     `A roll keeps the old key's permissions unless others are asked for, and a key can grant only permissions ` +
       `it holds itself; the key being rolled holds ${permissions.join(', ')}, which this one does not.`,
+  );
+
+/**
+ * A PATCH that lets a key be used from more addresses or for longer re-grants what the key
+ * holds, so the caller must hold it too, as for a roll that keeps the old key's permissions.
+ */
+export const unwidenableKey = (permissions: Permission[]) =>
+  new InsufficientPermissionError(
+    `Lifting or widening a key's allowlist, or lifting or postponing its expiry, gives the key more reach, and a key ` +
+      `can grant only permissions it holds itself; the key being changed holds ${permissions.join(', ')}, which ` +
+      `this one does not.`,
   );
 
 /** A PATCH may only take permissions away: more is a new key (which the caller can create). */

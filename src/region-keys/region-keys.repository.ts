@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ADVISORY_LOCKS, managerOf, type Transaction } from '../database';
 import { ApiKey } from './entities/api-key.entity';
 import { Region } from './entities/region.entity';
-import { MANAGE_KEYS, type Permission } from './permissions';
+import { type Permission, SELF_MANAGING } from './permissions';
 
 /** A key as its region's holders see it (never its hash). */
 export type ApiKeyRecord = Pick<
@@ -208,17 +208,17 @@ export class RegionKeysRepository {
   }
 
   /**
-   * Keys that will keep working (not revoked, not scheduled to be, and not expiring), may manage
-   * the region's keys, and can be used from some address (no allowlist, or a non-empty one: see
-   * admitsSomeAddress).
+   * Keys that will keep working (not revoked, not scheduled to be, and not expiring), may read
+   * the region and manage its keys (SELF_MANAGING), and can be used from some address (no
+   * allowlist, or a non-empty one: see admitsSomeAddress).
    */
   async countPermanentManagers(tx: Transaction, regionId: string): Promise<number> {
     const [{ count }]: [{ count: number }] = await managerOf(tx).query(
       `SELECT count(*)::int AS count FROM api_keys
         WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL AND expires_at IS NULL
-          AND $2 = ANY(permissions)
+          AND permissions @> $2::text[]
           AND (allowed_cidrs IS NULL OR cardinality(allowed_cidrs) > 0)`,
-      [regionId, MANAGE_KEYS],
+      [regionId, SELF_MANAGING],
     );
     return count;
   }

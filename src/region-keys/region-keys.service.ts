@@ -6,12 +6,12 @@ import { Clock } from '../common/clock';
 import { ValidationFailedError } from '../common/problem';
 import { AppConfig } from '../config';
 import { type Transaction, UnitOfWork } from '../database';
-import { admitsSomeAddress, allowlistOf } from './address-allowlist';
+import { admitsSomeAddress, allowlistOf, allowlistWithin } from './address-allowlist';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from './api-key-codec';
 import { Region } from './entities/region.entity';
 import { decodeEventCursor, encodeEventCursor, invalidEventCursor } from './event-cursor';
 import { failedKeyCondition } from './key-etag';
-import { MANAGE_KEYS, normalisePermissions, type Permission, PERMISSIONS } from './permissions';
+import { normalisePermissions, type Permission, PERMISSIONS, SELF_MANAGING } from './permissions';
 import {
   type EventApiKey,
   type KeyChanges,
@@ -29,6 +29,7 @@ import {
   ungrantablePermissions,
   unkeepablePermissions,
   unnarrowingPermissions,
+  unwidenableKey,
 } from './region-keys.errors';
 import {
   type ApiKeyChanges,
@@ -113,9 +114,9 @@ export class RegionKeysService {
 
   /**
    * Revokes a key unless the region would be left with no key that keeps working and may
-   * manage keys: keys scheduled to stop, keys without keys:write, and keys no address may use
-   * do not count, so neither time passing nor a read-only or unusable key left alone leaves
-   * a region unmanageable. The
+   * read the region and manage its keys: keys scheduled to stop, keys without both
+   * permissions, and keys no address may use do not count, so neither time passing nor keys
+   * that can only read, only write, or not be used at all leave a region unmanageable. The
    * region row is locked before counting, so concurrent changes to one region's keys (from
    * any number of instances) queue on that lock and each counts what the previous one
    * committed; within one instance they queue before taking a connection (UnitOfWork.runLockingRow).
@@ -139,9 +140,11 @@ export class RegionKeysService {
    * `revokeOldAfterSeconds` (0: at once). The old key's description, permissions, allowlist
    * and expiry are kept unless others are given, so a roll never widens a key; the
    * permissions are never more than the caller holds, asked for or kept. Rolling the region's
-   * last permanent manager into a key that cannot manage (no keys:write, or an allowlist no
-   * address passes) or that expires is refused: once the old key stops, nothing could manage
-   * the region.
+   * last permanent manager into a key that cannot manage (without region:read or keys:write,
+   * or with an allowlist no address passes) or that expires is refused: once the old key
+   * stops, nothing could read and manage the region. A key rolling itself keeps working for
+   * at least MIN_SELF_ROLL_GRACE_SECONDS: the answer holds the only copy of the new secret,
+   * and a retry of the roll, which replays it, authenticates with the old key.
    */
   async rollKey(
     regionId: string,
@@ -153,6 +156,8 @@ export class RegionKeysService {
     // Asking for more than the caller holds is refused before anything is read, as on create.
     const asked = options.permissions && grantable(options.permissions, held);
     const askedExpiry = this.expiryOf(options.expiresAt);
+    const rollsItself = origin.actor.type === 'api_key' && origin.actor.apiKeyId === keyId;
+    if (rollsItself && options.revokeOldAfterSeconds < MIN_SELF_ROLL_GRACE_SECONDS) throw selfRollTooShort();
     return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
       await this.repository.lockRegion(tx, regionId);
       const now = this.clock.now();
@@ -197,7 +202,8 @@ export class RegionKeysService {
 
   /**
    * Changes a key's description, permissions (only fewer, and never more than `held`),
-   * allowlist or expiry, with its region row locked as for a DELETE: a change that would
+   * allowlist or expiry (lifted, widened or postponed only when `held` covers every permission
+   * the key keeps: see widensReach), with its region row locked as for a DELETE: a change that would
    * leave the region without a permanent manager (see revokeKey) is refused, also under
    * concurrent changes. With If-Match, only while the key is still as its holder read it (its
    * ETag, checked under the lock). A patch that changes nothing answers the key as it is,
@@ -229,7 +235,11 @@ export class RegionKeysService {
         expiresAt,
       });
       if (Object.keys(changes).length === 0) return key;
-      await this.keepManageable(tx, regionId, key, { ...key, ...changes });
+      const after = { ...key, ...changes };
+      // As a roll that keeps the old key's permissions: more reach for a key is a grant of what it holds.
+      const beyond = after.permissions.filter((permission) => !held.includes(permission));
+      if (beyond.length > 0 && widensReach(key, changes)) throw unwidenableKey(beyond);
+      await this.keepManageable(tx, regionId, key, after);
       const updated = await this.repository.updateKey(tx, keyId, changes, now);
       await this.record(tx, regionId, now, origin, [['api_key.updated', eventKeyOf(updated)]], eventChangesOf(changes));
       return updated;
@@ -237,7 +247,8 @@ export class RegionKeysService {
   }
 
   /**
-   * The last-key rule: a region keeps at least one permanent manager (see isPermanentManager),
+   * The last-key rule, the one place it is decided: a region keeps at least one permanent
+   * manager (see isPermanentManager), a key that can both read the region and manage its keys,
    * so a change that leaves the last one something else (`after`, or null when it stops) is
    * refused. Called with the region row locked, so the count is of what the changes queued
    * before this one committed.
@@ -304,7 +315,7 @@ export class RegionKeysService {
   ): Promise<IssuedApiKey & { region: Region }> {
     return this.unitOfWork.run(async (tx) => {
       const region = await this.repository.insertRegion(tx, { id: randomUUID(), name });
-      // The first key manages the region: a region must keep a key holding keys:write.
+      // The first key manages the region: a region must keep a key holding both permissions.
       const issued = await this.issueKey(tx, region.id, {
         description,
         permissions: [...PERMISSIONS],
@@ -416,6 +427,19 @@ export class RegionKeysService {
 }
 
 const MIN_EXPIRY_AHEAD_MS = 60_000;
+/** How long at least a key rolling itself keeps working: time to retry the roll and be answered. */
+export const MIN_SELF_ROLL_GRACE_SECONDS = 60;
+
+const selfRollTooShort = () =>
+  new ValidationFailedError([
+    {
+      field: 'revokeOldAfterSeconds',
+      message:
+        `revokeOldAfterSeconds must be at least ${MIN_SELF_ROLL_GRACE_SECONDS} when a key rolls itself: a retry of ` +
+        'the roll (with the same Idempotency-Key) authenticates with this key, and only the answer holds the new ' +
+        'secret. To stop this key sooner, DELETE it with the new key',
+    },
+  ]);
 const DAY_MS = 86_400_000;
 
 const keyOf = (key: Pick<ApiKeyRecord, 'id' | 'tokenPreview'>): EventApiKey => ({
@@ -439,14 +463,28 @@ type ManagerFields = Pick<ApiKeyRecord, 'revokesAt' | 'expiresAt' | 'permissions
 
 /**
  * What the last-key rule counts (as RegionKeysRepository.countPermanentManagers does in SQL): a
- * key that keeps working (neither scheduled to stop nor expiring), may manage keys, and some
- * address may use.
+ * key that keeps working (neither scheduled to stop nor expiring), may read the region and
+ * manage its keys, and some address may use.
  */
 const isPermanentManager = (key: ManagerFields): boolean =>
   key.revokesAt === null &&
   key.expiresAt === null &&
-  key.permissions.includes(MANAGE_KEYS) &&
+  SELF_MANAGING.every((permission) => key.permissions.includes(permission)) &&
   admitsSomeAddress(key.allowedCidrs);
+
+/**
+ * Whether changes give a key more reach: an allowlist lifted, or one admitting an address the
+ * old one refused; an expiry lifted or postponed. Setting or narrowing either takes reach away.
+ */
+function widensReach(key: ApiKeyRecord, changes: ApiKeyChanges): boolean {
+  const cidrs = changes.allowedCidrs;
+  const widerCidrs =
+    cidrs !== undefined && key.allowedCidrs !== null && (cidrs === null || !allowlistWithin(cidrs, key.allowedCidrs));
+  const expiry = changes.expiresAt;
+  const laterExpiry =
+    expiry !== undefined && key.expiresAt !== null && (expiry === null || expiry.getTime() > key.expiresAt.getTime());
+  return widerCidrs || laterExpiry;
+}
 
 const sameList = (a: readonly string[] | null, b: readonly string[] | null): boolean =>
   a === b || (a !== null && b !== null && a.length === b.length && a.every((item, i) => item === b[i]));

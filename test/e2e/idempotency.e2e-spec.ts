@@ -36,6 +36,14 @@ const createKey = (idempotencyKey: string | undefined, payload: object = { descr
     payload,
   });
 
+const createKeyAs = (apiKey: string, idempotencyKey: string, payload: object) =>
+  t.request({
+    method: 'POST',
+    url: '/auth/region/api-keys',
+    headers: { 'x-api-key': apiKey, 'idempotency-key': idempotencyKey },
+    payload,
+  });
+
 const activeKeys = async () =>
   (await t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': region.key } })).json<{
     apiKeys: unknown[];
@@ -133,26 +141,28 @@ describe('a key create with an Idempotency-Key', () => {
     const writeOnly = (await createKey(undefined, { description: 'write only', permissions: ['keys:write'] })).json<{
       key: string;
     }>().key;
-    const asWriteOnly = () =>
-      t.request({
-        method: 'POST',
-        url: '/auth/region/api-keys',
-        headers: { 'x-api-key': writeOnly, 'idempotency-key': key },
-        payload: body,
-      });
     // It may not grant region:read: refused as without the header, never handed the first key's secret.
-    const refused = await asWriteOnly();
+    const refused = await createKeyAs(writeOnly, key, body);
     expectProblem(refused, 403, 'insufficient-permission');
     expect(refused.body).not.toContain(first.json<{ key: string }>().key);
-    // A key holding the same permissions as the first caller replays it.
+  });
+
+  it('replays only to the key that made the request: the same Idempotency-Key from another key is another request', async () => {
+    // As when two administrators press "Try it out" with the same key in the header.
+    const key = randomUUID();
+    const body = { description: 'ci' };
+    const first = await createKey(key, body);
+    expect(first.statusCode).toBe(201);
     const twin = (await createKey(undefined, { description: 'twin' })).json<{ key: string }>().key;
-    const replayed = await t.request({
-      method: 'POST',
-      url: '/auth/region/api-keys',
-      headers: { 'x-api-key': twin, 'idempotency-key': key },
-      payload: body,
-    });
-    expect([replayed.statusCode, replayed.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    const other = await createKeyAs(twin, key, body);
+    expect(other.statusCode).toBe(201);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(other.json<{ id: string }>().id).not.toBe(first.json<{ id: string }>().id);
+    expect(other.body).not.toContain(first.json<{ key: string }>().key);
+    // Each key replays its own.
+    expect((await createKeyAs(twin, key, body)).json()).toEqual(other.json());
+    expect((await createKey(key, body)).json()).toEqual(first.json());
+    expect(await activeKeys()).toBe(4);
   });
 
   it('is scoped to the caller: another region may use the same key', async () => {
@@ -250,4 +260,73 @@ describe('other creates', () => {
     expect(replayed.json()).toEqual(uploaded.json());
     expectProblem(await upload('neptune.gif', uploadKey), 422, 'idempotency-key-reused');
   });
+});
+
+describe('what Swagger UI sends from the document', () => {
+  type Schema = { $ref?: string; example?: unknown; properties?: Record<string, Schema> };
+  let doc: {
+    paths: Record<string, Record<string, { operationId: string; parameters?: object[]; requestBody?: any }>>;
+    components: { schemas: Record<string, Schema> };
+  };
+  beforeAll(async () => {
+    doc = (await t.request({ method: 'GET', url: '/docs-json' })).json();
+  });
+  const operations = () => Object.values(doc.paths).flatMap((path) => Object.values(path));
+
+  it('prefills no Idempotency-Key: "Try it out" would send the same one for every reader', () => {
+    const headers = operations().flatMap((operation) =>
+      (operation.parameters ?? []).filter((p) => (p as { name: string }).name === 'Idempotency-Key'),
+    );
+    expect(headers.length).toBeGreaterThanOrEqual(6);
+    for (const header of headers) {
+      expect(header).not.toHaveProperty('example');
+      expect(header).not.toHaveProperty('examples');
+      expect(header).not.toHaveProperty('schema.example');
+      expect(header).not.toHaveProperty('schema.default');
+    }
+  });
+
+  /** The body "Try it out" starts with: the first request example, else one built from the schema's examples. */
+  const prefilledBody = (operationId: string): Record<string, unknown> => {
+    const operation = operations().find((o) => o.operationId === operationId)!;
+    const media = operation.requestBody.content['application/json'];
+    const first = media.example ?? Object.values<{ value: unknown }>(media.examples ?? {})[0]?.value;
+    if (first !== undefined) return first as Record<string, unknown>;
+    const resolve = (schema: Schema): Schema =>
+      schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
+    const { properties = {} } = resolve(media.schema);
+    return Object.fromEntries(
+      Object.entries(properties)
+        .filter(([, property]) => property.example !== undefined)
+        .map(([name, property]) => [name, property.example]),
+    );
+  };
+
+  it.each(['createApiKey', 'rollApiKey', 'updateApiKey'])(
+    'prefills a %s body whose key works from any address, IPv4 or IPv6',
+    async (operationId) => {
+      const body = prefilledBody(operationId);
+      const target = operationId === 'createApiKey' ? '' : `/${(await createKey(undefined)).json<{ id: string }>().id}`;
+      const res = await t.request({
+        method: operationId === 'updateApiKey' ? 'PATCH' : 'POST',
+        url: `/auth/region/api-keys${target}${operationId === 'rollApiKey' ? '/roll' : ''}`,
+        headers: { 'x-api-key': region.key },
+        payload: body,
+      });
+      expect({ status: res.statusCode, body: res.json() }).toMatchObject({
+        status: operationId === 'updateApiKey' ? 200 : 201,
+        body: { allowedCidrs: null, expiresAt: null },
+      });
+      const secret = res.json<{ key?: string }>().key;
+      for (const remoteAddress of secret ? ['198.51.100.7', '2001:db8:77::1'] : []) {
+        const me = await t.request({
+          method: 'GET',
+          url: '/auth/regions/me',
+          headers: { 'x-api-key': secret! },
+          remoteAddress,
+        });
+        expect({ remoteAddress, status: me.statusCode }).toEqual({ remoteAddress, status: 200 });
+      }
+    },
+  );
 });

@@ -75,6 +75,9 @@ type BatchOp = { instance: 0 | 1; actor: number } & (
 
 const ALL: Permission[] = ['region:read', 'keys:write'];
 const holds = (permissions: Permission[], permission: Permission) => permissions.includes(permission);
+/** What the last-key rule counts: a key that can both read the region and manage its keys. */
+const manages = (k: { permissions: Permission[] }) =>
+  holds(k.permissions, 'region:read') && holds(k.permissions, 'keys:write');
 /**
  * What a create or roll grants: the permissions asked for, else the default (a create: the
  * caller's own; a roll: the old key's), stored in a fixed order.
@@ -129,7 +132,7 @@ const rollKey = (
 type Reply = Parameters<typeof expectProblem>[0];
 
 const isPermanent = (k: KnownKey) => k.revokesAt === null;
-const isPermanentManager = (k: KnownKey) => isPermanent(k) && holds(k.permissions, 'keys:write');
+const isPermanentManager = (k: KnownKey) => isPermanent(k) && manages(k);
 const permanentCount = (keys: KnownKey[]) => keys.filter(isPermanent).length;
 const permanentManagerCount = (keys: KnownKey[]) => keys.filter(isPermanentManager).length;
 const showSeconds = (s: number | undefined) => (s === undefined ? 'default' : `${s}s`);
@@ -299,7 +302,7 @@ async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
       allowedCidrs,
     }));
     expect([...listed].sort((x, y) => x.id.localeCompare(y.id))).toEqual(expected);
-    expect(listed.some((k) => k.revokesAt === null && k.permissions.includes('keys:write'))).toBe(true);
+    expect(listed.some((k) => k.revokesAt === null && manages(k))).toBe(true);
     // Oldest first: keys made in one concurrent batch may share a millisecond, so this is
     // checked on the timestamps rather than on the model's order.
     const times = listed.map((k) => Date.parse(k.createdAt));
@@ -308,7 +311,8 @@ async function expectAgreement(m: KeyModel, r: Service): Promise<void> {
   const [rows] = await r.instances[0].app.get(DataSource).query(
     `SELECT count(*) FILTER (WHERE revoked_at IS NULL AND (revokes_at IS NULL OR revokes_at > $2))::int AS live,
             count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL)::int AS permanent,
-            count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL AND 'keys:write' = ANY(permissions)
+            count(*) FILTER (WHERE revoked_at IS NULL AND revokes_at IS NULL
+                               AND permissions @> ARRAY['region:read', 'keys:write']
                                AND (allowed_cidrs IS NULL OR cardinality(allowed_cidrs) > 0))::int AS managers,
             count(*)::int AS total
        FROM api_keys WHERE region_id = $1`,
@@ -479,15 +483,18 @@ type KeyState = Map<string, { revokesAt: number | null; permissions: Permission[
 
 const stateOf = (live: KnownKey[]): KeyState =>
   new Map(live.map((k) => [k.id, { revokesAt: k.revokesAt, permissions: k.permissions }]));
-// Every allowlist the generators send (empty ones are refused) admits the test client: keys:write decides.
-const manages = (k: { permissions: Permission[] }) => holds(k.permissions, 'keys:write');
+// Every allowlist the generators send (empty ones are refused) admits the test client: the permissions decide.
 
 /** A request as the rules see it: what it asks, on which key, and what its caller's key holds. */
 interface RuleInput {
   op: BatchOp;
   targetId?: string;
+  actorId: string;
   actorPermissions: Permission[];
 }
+
+/** A key rolling itself keeps working this long at least, so that it can retry the roll. */
+const MIN_SELF_ROLL_GRACE_SECONDS = 60;
 
 /**
  * One request run alone on `keys` at time `now`: its outcome (status, and problem type
@@ -504,6 +511,9 @@ function step(keys: KeyState, o: RuleInput, i: number, now: number): [string, Ke
   const beyondCaller = (permissions: Permission[]) => permissions.some((p) => !holds(o.actorPermissions, p));
   const asked = o.op.action === 'delete' ? undefined : o.op.permissions;
   if (asked && beyondCaller(asked)) return ['403 insufficient-permission', keys];
+  const seconds = o.op.action === 'roll' ? (o.op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS) : 0;
+  if (o.op.action === 'roll' && o.targetId === o.actorId && seconds < MIN_SELF_ROLL_GRACE_SECONDS)
+    return ['400 validation', keys];
   if (o.op.action === 'create') {
     if (keys.size >= KEY_LIMIT) return ['409 api-key-limit', keys];
     return ['201', next.set(`new-${i}`, { revokesAt: null, permissions: granted(asked, o.actorPermissions) })];
@@ -523,7 +533,6 @@ function step(keys: KeyState, o: RuleInput, i: number, now: number): [string, Ke
   const permissions = granted(asked, target.permissions);
   if (beyondCaller(permissions)) return ['403 insufficient-permission', keys];
   // The limit counts the new key; an old key revoked at once no longer counts.
-  const seconds = o.op.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
   if (keys.size + 1 - (seconds === 0 ? 1 : 0) > KEY_LIMIT) return ['409 api-key-limit', keys];
   // The old key stops; its replacement must be able to manage the region in its place.
   if (lastManager && !manages({ permissions })) return ['409 last-api-key', keys];
@@ -539,7 +548,12 @@ const outcomeOf = (res: Reply) =>
 
 /** Checks a one-at-a-time response against the model's rule; returns the outcome. */
 function expectOutcome(m: KeyModel, op: BatchOp, actor: KnownKey, targetId: string | undefined, res: Reply): string {
-  const [outcome] = step(stateOf(m.live), { op, targetId, actorPermissions: actor.permissions }, 0, m.now);
+  const [outcome] = step(
+    stateOf(m.live),
+    { op, targetId, actorId: actor.id, actorPermissions: actor.permissions },
+    0,
+    m.now,
+  );
   const [status, type] = outcome.split(' ');
   if (type) expectProblem(res, Number(status), type);
   else expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: Number(status) });
@@ -568,7 +582,12 @@ function explainBatch(live: KnownKey[], ops: ResolvedOp[], outcomes: string[], n
   const search = (keys: KeyState, left: number[]): boolean =>
     left.length === 0 ||
     left.some((i) => {
-      const [outcome, next] = step(keys, { ...ops[i], actorPermissions: ops[i].actor.permissions }, i, now);
+      const [outcome, next] = step(
+        keys,
+        { ...ops[i], actorId: ops[i].actor.id, actorPermissions: ops[i].actor.permissions },
+        i,
+        now,
+      );
       return (
         outcome === outcomes[i] &&
         search(

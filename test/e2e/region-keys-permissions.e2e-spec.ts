@@ -173,15 +173,39 @@ describe('permissions', () => {
   });
 });
 
-describe('the last-key rule counts permanent keys holding keys:write', () => {
+describe('the last-key rule counts permanent keys holding both region:read and keys:write', () => {
   it('refuses to delete the only managing key while a read-only key remains (409), and allows it once another manager exists', async () => {
     const region = await newRegion(t);
     await keyWith(region, { permissions: ['region:read'] });
     const del = (id: string) =>
       t.request({ method: 'DELETE', url: `/auth/region/api-keys/${id}`, headers: { 'x-api-key': region.key } });
     expectProblem(await del(region.keyId), 409, 'last-api-key');
-    await keyWith(region, { permissions: ['keys:write'] });
+    await keyWith(region, { permissions: ['region:read', 'keys:write'] });
     expect((await del(region.keyId)).statusCode).toBe(204);
+  });
+
+  it('keeps a region able to read itself: a keys:write key and a region:read key left apart do not count', async () => {
+    const region = await newRegion(t);
+    const writer = await keyWith(region, { permissions: ['keys:write'] });
+    await keyWith(region, { permissions: ['region:read'] });
+    const del = t.request({
+      method: 'DELETE',
+      url: `/auth/region/api-keys/${region.keyId}`,
+      headers: { 'x-api-key': writer.key },
+    });
+    expectProblem(await del, 409, 'last-api-key');
+    const url = `/auth/region/api-keys/${region.keyId}`;
+    expectProblem(await post(region.key, `${url}/roll`, { permissions: ['keys:write'] }), 409, 'last-api-key');
+    const narrowed = await t.request({
+      method: 'PATCH',
+      url,
+      headers: { 'x-api-key': region.key },
+      payload: { permissions: ['keys:write'] },
+    });
+    expectProblem(narrowed, 409, 'last-api-key');
+    expect(
+      (await me(region.key)).json().apiKeys.find((k: { id: string }) => k.id === region.keyId).permissions,
+    ).toEqual(['region:read', 'keys:write']);
   });
 
   it('lets a read-only key be deleted whatever else the region holds', async () => {
@@ -199,12 +223,15 @@ describe('the last-key rule counts permanent keys holding keys:write', () => {
     'refuses to roll the only managing key into a read-only one (revoke after %is) with 409',
     async (revokeOldAfterSeconds) => {
       const region = await newRegion(t);
-      const res = await post(region.key, `/auth/region/api-keys/${region.keyId}/roll`, {
+      // Rolled by a key that expires (no manager itself): a key rolling itself keeps working a minute.
+      const expiresAt = new Date(Date.now() + 3600_000).toISOString();
+      const expiring = await keyWith(region, { expiresAt });
+      const res = await post(expiring.key, `/auth/region/api-keys/${region.keyId}/roll`, {
         permissions: ['region:read'],
         revokeOldAfterSeconds,
       });
       expectProblem(res, 409, 'last-api-key');
-      expect((await me(region.key)).json().apiKeys).toHaveLength(1);
+      expect((await me(region.key)).json().apiKeys).toHaveLength(2);
     },
   );
 });

@@ -63,7 +63,7 @@ const managers = async (regionId: string): Promise<number> => {
   const [{ count }] = await t.app.get(DataSource).query(
     `SELECT count(*)::int AS count FROM api_keys
       WHERE region_id = $1 AND revoked_at IS NULL AND revokes_at IS NULL AND expires_at IS NULL
-        AND 'keys:write' = ANY(permissions)`,
+        AND permissions @> ARRAY['region:read', 'keys:write']`,
     [regionId],
   );
   return count as number;
@@ -120,6 +120,23 @@ describe('GET /auth/region/api-keys/:id', () => {
   it('needs region:read', async () => {
     const writer = await keyWith({ permissions: ['keys:write'] });
     expectProblem(await get(writer.key, region.keyId), 403, 'insufficient-permission');
+  });
+
+  it('reads the id in either case, as every route of a key does', async () => {
+    const other = await keyWith({ description: 'upper' });
+    const upper = other.id.toUpperCase();
+    const res = await get(region.key, upper);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual((await get(region.key, other.id)).json());
+    const usage = await t.request({
+      method: 'GET',
+      url: `${keyUrl(upper)}/usage`,
+      headers: { 'x-api-key': region.key },
+    });
+    expect(usage.statusCode).toBe(200);
+    expect((await patch(region.key, upper, { description: 'renamed' })).json()).toMatchObject({ id: other.id });
+    expect((await roll(region.key, upper, { revokeOldAfterSeconds: 60 })).statusCode).toBe(201);
+    expect((await del(region.key, upper)).statusCode).toBe(204);
   });
 });
 
@@ -224,6 +241,43 @@ describe('PATCH /auth/region/api-keys/:id', () => {
     const reader = await keyWith({ permissions: ['region:read'] });
     expectProblem(await patch(reader.key, both.id, { description: 'x' }), 403, 'insufficient-permission');
     expect((await get(region.key, both.id)).json()).toMatchObject({ permissions: ['region:read', 'keys:write'] });
+  });
+
+  it('refuses (403) a key that holds less giving a key that holds more more reach, as it refuses its roll; narrowing is allowed', async () => {
+    const cidrs = ['203.0.113.0/24'];
+    const expiresAt = ahead(DAY_MS);
+    const target = await keyWith({ allowedCidrs: cidrs, expiresAt });
+    const writer = await keyWith({ permissions: ['keys:write'] });
+    for (const widening of [
+      { allowedCidrs: null },
+      { allowedCidrs: ['203.0.0.0/16'] },
+      { allowedCidrs: ['203.0.113.0/24', '198.51.100.0/24'] },
+      { expiresAt: null },
+      { expiresAt: ahead(2 * DAY_MS) },
+      { description: 'renamed', allowedCidrs: null },
+    ]) {
+      const body = expectProblem(await patch(writer.key, target.id, widening), 403, 'insufficient-permission');
+      expect({ widening, detail: body.detail }).toEqual({ widening, detail: expect.stringContaining('region:read') });
+    }
+    expectProblem(await roll(writer.key, target.id, { allowedCidrs: null }), 403, 'insufficient-permission');
+    expect((await get(region.key, target.id)).json()).toMatchObject({
+      allowedCidrs: cidrs,
+      expiresAt,
+      description: null,
+    });
+    // Less reach, or a key narrowed to what the caller holds, is no grant of more.
+    const narrowed = await patch(writer.key, target.id, {
+      allowedCidrs: ['203.0.113.128/25'],
+      expiresAt: ahead(60 * MINUTE_MS),
+    });
+    expect(narrowed.statusCode).toBe(200);
+    expect((await patch(writer.key, target.id, { description: 'renamed' })).statusCode).toBe(200);
+    const lifted = await patch(writer.key, target.id, {
+      permissions: ['keys:write'],
+      allowedCidrs: null,
+      expiresAt: null,
+    });
+    expect(lifted.json()).toMatchObject({ permissions: ['keys:write'], allowedCidrs: null, expiresAt: null });
   });
 
   it('with If-Match: changes only the version it names (412 otherwise, 400 for a malformed one)', async () => {

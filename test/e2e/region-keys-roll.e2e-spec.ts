@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { DataSource } from 'typeorm';
 
 import { expectProblem } from '../support/problems';
@@ -75,16 +77,50 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
   });
 
   it('with revokeOldAfterSeconds 0, revokes the old key at once, as a DELETE would', async () => {
-    const res = await roll(region.key, region.keyId, { revokeOldAfterSeconds: 0 });
+    const other = await createKey(t, region.key);
+    const res = await roll(other.key, region.keyId, { revokeOldAfterSeconds: 0 });
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body.replaces).toEqual({ id: region.keyId, revokesAt: now().toISOString() });
     expectProblem(await getRegion(region.key), 401, 'unauthenticated');
-    expect(await listedKeys(body.key)).toEqual([{ id: body.id, revokesAt: null }]);
+    expect(await listedKeys(body.key)).toEqual([
+      { id: other.id, revokesAt: null },
+      { id: body.id, revokesAt: null },
+    ]);
     const [row] = await t.app.get(DataSource).query('SELECT revoked_at FROM api_keys WHERE id = $1', [region.keyId]);
     expect(row.revoked_at).toEqual(now());
     expectProblem(await del(body.key, region.keyId), 404, 'not-found');
     expectProblem(await roll(body.key, region.keyId), 404, 'not-found');
+  });
+
+  it('refuses a key rolling itself with less than a minute to retry (400), and changes nothing', async () => {
+    // Its answer holds the only copy of the new secret, and a retry authenticates with the old key.
+    for (const revokeOldAfterSeconds of [0, 59]) {
+      const body = expectProblem(await roll(region.key, region.keyId, { revokeOldAfterSeconds }), 400, 'validation');
+      expect(body.errors).toEqual([
+        { field: 'revokeOldAfterSeconds', message: expect.stringContaining('when a key rolls itself') },
+      ]);
+    }
+    expect(await listedKeys(region.key)).toEqual([{ id: region.keyId, revokesAt: null }]);
+  });
+
+  it('answers a retried self-roll with its first answer while the old key works; the new key then stops it', async () => {
+    const idempotencyKey = randomUUID();
+    const rollItself = () =>
+      t.request({
+        method: 'POST',
+        url: `/auth/region/api-keys/${region.keyId}/roll`,
+        headers: { 'x-api-key': region.key, 'idempotency-key': idempotencyKey },
+        payload: { revokeOldAfterSeconds: 60 },
+      });
+    const first = await rollItself();
+    expect(first.statusCode).toBe(201);
+    later(59_000);
+    const retried = await rollItself();
+    expect([retried.statusCode, retried.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    expect(retried.json()).toEqual(first.json());
+    expect((await del(first.json().key, region.keyId)).statusCode).toBe(204);
+    expectProblem(await getRegion(region.key), 401, 'unauthenticated');
   });
 
   it('stops the old key by itself once its revokesAt has passed: refused and no longer listed', async () => {
@@ -111,11 +147,12 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
 
   it('counts the new key against the region limit', async () => {
     // The suite runs with MAX_API_KEYS_PER_REGION=5; the region starts with one key.
-    for (let i = 0; i < 4; i++) await createKey(t, region.key);
+    const other = await createKey(t, region.key);
+    for (let i = 0; i < 3; i++) await createKey(t, region.key);
     expectProblem(await roll(region.key, region.keyId, { revokeOldAfterSeconds: 60 }), 409, 'api-key-limit');
     expect((await listedKeys(region.key)).every((k: { revokesAt: string | null }) => k.revokesAt === null)).toBe(true);
     // An old key that stops at once leaves room for its replacement.
-    expect((await roll(region.key, region.keyId, { revokeOldAfterSeconds: 0 })).statusCode).toBe(201);
+    expect((await roll(other.key, region.keyId, { revokeOldAfterSeconds: 0 })).statusCode).toBe(201);
   });
 
   it("answers like DELETE for ids: 400 for a non-UUID, 404 for unknown, revoked and other regions' keys", async () => {

@@ -1,4 +1,4 @@
-import { admitsSomeAddress, allowlistOf, parseCidr } from '../../src/region-keys/address-allowlist';
+import { admitsSomeAddress, allowlistOf, allowlistWithin, parseCidr } from '../../src/region-keys/address-allowlist';
 
 describe('parseCidr', () => {
   it.each([
@@ -63,5 +63,20 @@ describe('admitsSomeAddress', () => {
     [[], false],
   ])('%j: %s', (cidrs, expected) => {
     expect(admitsSomeAddress(cidrs)).toBe(expected);
+  });
+});
+
+describe('allowlistWithin', () => {
+  const outer = ['203.0.113.0/24', '2001:db8::/48'];
+  it.each([
+    [['203.0.113.128/25'], true],
+    [['203.0.113.0/24', '2001:db8:0:1::/64'], true],
+    [['203.0.113.7/32', '2001:db8::1/128'], true],
+    [['203.0.0.0/16'], false],
+    [['203.0.113.0/24', '198.51.100.0/24'], false],
+    [['2001:db9::/48'], false],
+    [['0.0.0.0/0'], false],
+  ])('takes %j as within 203.0.113.0/24 and 2001:db8::/48: %s', (inner, within) => {
+    expect(allowlistWithin(inner, outer)).toBe(within);
   });
 });

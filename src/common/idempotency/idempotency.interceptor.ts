@@ -49,15 +49,23 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * Whose keys these are. A region's keys are shared by its keys that hold the same
- * permissions: a replay hands over the first answer (a new key's secret, too) without running
- * the route's permission checks again, so a key may only replay what it could have asked for.
+ * Whose keys these are: one region key's or one user's, never shared. A replay hands over the
+ * first answer (a new key's secret, too), so it is only for whoever made the request: the same
+ * Idempotency-Key from another key of the region is another request. A region key's scope holds
+ * its permissions too: a replay skips the route's checks of what may be granted, so a key that
+ * has since been narrowed replays nothing it could no longer ask for.
  */
 function scopeOf(request: FastifyRequest, scope: IdempotentOptions['scope']): string {
   if (scope === 'client-address') return `client:${clientAddressKey(request.ip)}`;
-  const caller = (request as FastifyRequest & { user?: { regionId?: string; id?: number; permissions?: string[] } })
-    .user;
-  if (caller?.regionId) return `region:${caller.regionId}:${[...(caller.permissions ?? [])].sort().join(',')}`;
+  const caller = (
+    request as FastifyRequest & {
+      user?: { regionId?: string; apiKeyId?: string; id?: number; permissions?: string[] };
+    }
+  ).user;
+  if (caller?.regionId && caller.apiKeyId) {
+    const permissions = [...(caller.permissions ?? [])].sort().join(',');
+    return `region:${caller.regionId}:key:${caller.apiKeyId}:${permissions}`;
+  }
   if (caller?.id !== undefined) return `user:${caller.id}`;
   throw new Error('@Idempotent({ scope: "caller" }) on a route without an authenticated caller');
 }

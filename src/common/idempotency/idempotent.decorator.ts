@@ -51,12 +51,15 @@ export const Idempotent = (options: IdempotentOptions) =>
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,
+      // No example: Swagger UI would send it with every "Try it out", so that every reader's
+      // requests would share one key (see docs/api.md, Retrying a create).
       description:
-        'A key of your choice (a random UUID) that makes this request safe to retry: the same key with the same request ' +
-        'within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and nothing is created twice. ' +
-        'A quoted string (`"…"`, the IETF form) or a bare token, 1 to 255 printable ASCII characters.',
+        'A key you generate, new and random for each request (a UUID v4), that makes this request safe to retry: ' +
+        'the same key, from the same caller, with the ' +
+        'same request within 24 hours gets the first answer again, with `Idempotent-Replayed: true`, and nothing ' +
+        'is created twice. A quoted string (`"…"`, the IETF form) or a bare token, 1 to 255 printable ASCII ' +
+        'characters. Leave it empty to send none.',
       schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH + 2 },
-      example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
     }),
     ApiProblems(
       {

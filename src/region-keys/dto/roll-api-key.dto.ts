@@ -38,13 +38,13 @@ export class RollApiKeyDto extends CreateApiKeyDto {
     type: 'string',
     description:
       "When the new key stops working by itself. Absent: the old key's expiry (a roll never widens a key); null: " +
-      "never. Rolling the region's last permanent key holding `keys:write` into a key that expires is refused " +
+      "never. Rolling the region's last permanent key holding `region:read` and `keys:write` into a key that expires is refused " +
       '(`last-api-key`).',
   })
   declare expiresAt?: string | null;
 
   /**
-   * How long the old key keeps working, in seconds (at most a week). 0 revokes it at once, as a DELETE would.
+   * How long the old key keeps working, in seconds (at most a week). 0 revokes it at once, as a DELETE would. A key rolling itself: at least 60, so that it can retry the roll (less is a 400).
    * @example 3600
    */
   // Absent means the default; null is not a number of seconds. The plugin reads a validator's

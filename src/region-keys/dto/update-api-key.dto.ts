@@ -28,7 +28,9 @@ export class UpdateApiKeyDto extends CreateApiKeyDto {
   @ApiPropertyOptional({
     type: [String],
     description:
-      'The networks the key may be used from, as on create. Absent: unchanged; null: any address; an empty list is a 400.',
+      'The networks the key may be used from, as on create. Absent: unchanged; null: any address; an empty list is a 400. ' +
+      'Lifting the allowlist, or adding an address it refused, needs every permission the key holds (else 403 ' +
+      '`insufficient-permission`).',
   })
   declare allowedCidrs?: string[] | null;
 
@@ -36,7 +38,8 @@ export class UpdateApiKeyDto extends CreateApiKeyDto {
     type: 'string',
     description:
       "When the key stops working by itself. Absent: unchanged; null: never. Giving the region's last permanent key " +
-      'holding `keys:write` an expiry is refused (`last-api-key`).',
+      'holding `region:read` and `keys:write` an expiry is refused (`last-api-key`). Lifting or postponing an expiry ' +
+      'needs every permission the key holds (else 403 `insufficient-permission`).',
   })
   declare expiresAt?: string | null;
 }
