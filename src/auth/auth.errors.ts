@@ -1,5 +1,6 @@
 import { declareProblemExample, UNAUTHENTICATED, UnauthenticatedError } from '../common/problem';
-import { type LoginAllowance, rateLimitHeaders } from '../common/rate-limit';
+import { rateLimitHeaders } from '../common/rate-limit';
+import type { LoginAllowance } from './login-throttle';
 
 /** Both schemes /me and every user route accept, so a client knows what it may send. */
 export const USER_CHALLENGE = 'Basic realm="api", charset="UTF-8", Bearer';

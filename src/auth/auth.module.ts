@@ -10,6 +10,7 @@ import { AuthService } from './auth.service';
 import { AuthSettings } from './auth.settings';
 import { BasicAuthCache } from './basic-auth-cache';
 import { JwtSettings } from './jwt-settings';
+import { LoginThrottle } from './login-throttle';
 import { PasswordCheckSlots } from './password-check-slots';
 import { BasicStrategy } from './strategies/basic.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
@@ -38,6 +39,7 @@ import { TokenService } from './token.service';
     AuthService,
     TokenService,
     BasicAuthCache,
+    LoginThrottle,
     PasswordCheckSlots,
     BasicStrategy,
     JwtStrategy,

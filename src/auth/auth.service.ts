@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 
 import { SecurityCounters } from '../common/metrics';
-import { type LoginAllowance, LoginThrottle } from '../common/rate-limit';
 import { canonicalEmail, PasswordHasher, type UserAccount, type UserCredentials, UsersService } from '../users';
 import { InvalidCredentialsError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { BasicAuthCache } from './basic-auth-cache';
+import { type LoginAllowance, LoginThrottle } from './login-throttle';
 import { PasswordCheckSlots } from './password-check-slots';
 
 export const toAuthenticatedUser = ({ id, name, email }: UserAccount): AuthenticatedUser => ({

@@ -1,9 +1,9 @@
 import { AuthService } from '../../src/auth/auth.service';
 import type { AuthSettings } from '../../src/auth/auth.settings';
 import { BasicAuthCache } from '../../src/auth/basic-auth-cache';
+import { LoginThrottle } from '../../src/auth/login-throttle';
 import { PasswordCheckSlots } from '../../src/auth/password-check-slots';
 import { NoSecurityCounters } from '../../src/common/metrics/security-counters';
-import { LoginThrottle } from '../../src/common/rate-limit/login-throttle';
 import { RateLimitStore } from '../../src/common/rate-limit/rate-limit-store';
 import type { AppConfig } from '../../src/config/app-config';
 import { PasswordHasher } from '../../src/users/password-hasher';

@@ -3,8 +3,7 @@ import { applyDecorators } from '@nestjs/common';
 import { type ProblemExample, TOO_MANY_REQUESTS, UNAVAILABLE } from '../problem/problem-types';
 import { ApiProblems } from '../swagger/api-problems.decorator';
 import { SIGNUP_POLICY } from './client-throttler.guard';
-import { LOGIN_FAILURES_POLICY } from './login-throttle';
-import { tooManyLoginFailures, tooManySignups } from './too-many-requests.error';
+import { LOGIN_FAILURES_POLICY, tooManyLoginFailures, tooManySignups } from './too-many-requests.error';
 
 const integer = (description: string) => ({ description, schema: { type: 'integer' } }) as const;
 

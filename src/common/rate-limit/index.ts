@@ -1,6 +1,5 @@
 export * from './api-rate-limit.decorator';
 export * from './client-throttler.guard';
-export * from './login-throttle';
 export * from './rate-limit.module';
 export * from './rate-limit-headers';
 export * from './rate-limit-store';

@@ -17,6 +17,9 @@ export class TooManyRequestsError extends DomainError {
 const tooMany = (what: string) => (policy: RateLimitPolicy, retryAfter: number) =>
   new TooManyRequestsError(`Too many ${what} from your address. Retry in ${retryAfter} seconds.`, policy, retryAfter);
 
+/** The name of the per-address-and-email failed-sign-in limit, in its counters and RateLimit-Policy. */
+export const LOGIN_FAILURES_POLICY = 'login-failures';
+
 /** Too many failed sign-ins for one email from one client address. */
 export const tooManyLoginFailures = tooMany('failed sign-in attempts for this email');
 /** Too many failed sign-ins from one client address, whatever the email. */
@@ -24,5 +27,5 @@ export const tooManyAddressLoginFailures = tooMany('failed sign-in attempts');
 export const tooManySignups = tooMany('sign-ups');
 
 declareProblemExample(TOO_MANY_REQUESTS, () =>
-  tooManyLoginFailures({ name: 'login-failures', limit: 10, windowSeconds: 900 }, 42),
+  tooManyLoginFailures({ name: LOGIN_FAILURES_POLICY, limit: 10, windowSeconds: 900 }, 42),
 );

@@ -1,14 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
-import { AppConfig } from '../../config/app-config';
-import { SecurityCounters } from '../metrics/security-counters';
-import type { RateLimitPolicy, RateLimitState } from './rate-limit-headers';
-import { clientKey, RateLimitStore, takeHit, toSeconds } from './rate-limit-store';
-import { tooManyAddressLoginFailures, tooManyLoginFailures } from './too-many-requests.error';
+import { SecurityCounters } from '../common/metrics';
+import {
+  clientKey,
+  LOGIN_FAILURES_POLICY,
+  type RateLimitPolicy,
+  type RateLimitState,
+  RateLimitStore,
+  takeHit,
+  tooManyAddressLoginFailures,
+  tooManyLoginFailures,
+  toSeconds,
+} from '../common/rate-limit';
+import { AppConfig } from '../config';
 
-/** The names of the failed-sign-in limits (per address and email; per address), in their counters and RateLimit-Policy. */
-export const LOGIN_FAILURES_POLICY = 'login-failures';
+/** The name of the per-address failed-sign-in limit, in its counters and RateLimit-Policy. */
 export const LOGIN_ADDRESS_FAILURES_POLICY = 'login-failures-address';
 
 export type LoginAllowance = RateLimitState & { policy: RateLimitPolicy };
