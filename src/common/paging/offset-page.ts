@@ -21,7 +21,7 @@ export class PageMetaDto {
    * The URI of the next page; null on the last page.
    * @example https://api.example.org/planets?limit=10&offset=10
    */
-  @ApiUri()
+  @ApiUri({ nullable: true })
   next: string | null;
 }
 
