@@ -30,7 +30,7 @@ interface Operation {
 const SIGNAL_HEADERS: Record<string, number[]> = { 'retry-after': [429, 503], etag: [304], 'x-request-id': [] };
 type Document = {
   paths: Record<string, Record<string, Operation>>;
-  components?: { responses?: Record<string, { headers?: Record<string, object> }> };
+  components?: { responses?: Record<string, { headers?: Record<string, object> }>; schemas?: object };
   'x-problem-types'?: ProblemExample[];
 };
 
