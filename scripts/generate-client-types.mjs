@@ -14,22 +14,6 @@ if (!source || !out) {
 
 const BLOB = ts.factory.createTypeReferenceNode('Blob');
 const NULL = ts.factory.createLiteralTypeNode(ts.factory.createNull());
-// `string & {}`: any string, which TypeScript does not merge with string literals beside it.
-const ANY_OTHER_STRING = ts.factory.createIntersectionTypeNode([
-  ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword),
-  ts.factory.createTypeLiteralNode([]),
-]);
-
-/** `anyOf: [an enum of strings, any string]`: the values known now, open to later ones (Problem.type). */
-const openEnumOf = (schema) =>
-  Array.isArray(schema.anyOf) &&
-  schema.anyOf.length === 2 &&
-  Array.isArray(schema.anyOf[0].enum) &&
-  schema.anyOf[0].enum.every((value) => typeof value === 'string') &&
-  schema.anyOf[1].type === 'string' &&
-  schema.anyOf[1].enum === undefined
-    ? schema.anyOf[0].enum
-    : undefined;
 
 // openapi-typescript reads a URL itself, YAML included (the Galaxy's own document is YAML).
 const document = /^https?:\/\//.test(source)
@@ -44,15 +28,7 @@ const ast = await openapiTS(document, {
   defaultNonNullable: false,
   // A file is sent as a Blob (a File is one) in a FormData body, and read back as one
   // with parseAs: 'blob'; a string would type-check and send the wrong thing.
-  //
-  // An open enum is its values or any other string: the generator's `"a" | "b" | string` is
-  // plain `string` to TypeScript, which offers none of the values; `string & {}` keeps them.
   transform(schema) {
-    const values = openEnumOf(schema);
-    if (values) {
-      const known = values.map((value) => ts.factory.createLiteralTypeNode(ts.factory.createStringLiteral(value)));
-      return ts.factory.createUnionTypeNode([...known, ANY_OTHER_STRING]);
-    }
     if (schema.format !== 'binary') return undefined;
     const nullable = Array.isArray(schema.type) && schema.type.includes('null');
     return nullable ? ts.factory.createUnionTypeNode([BLOB, NULL]) : BLOB;
