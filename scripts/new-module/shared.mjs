@@ -155,7 +155,8 @@ ${parentParam}  @ApiOkResponse({ type: ${n.Singular}PageDto, headers: PAGINATION
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<${n.Singular}PageDto> {
     const { items, total } = await this.${n.plural}.list${n.Plural}(${arg}query.limit, query.offset);
-    const page = offsetPage(${p ? `listPath(${p.param})` : `'/${n.name}'`}, query, total);
+    const listUrl = absoluteUrl(reply.request, this.config.ownBaseUrl, ${p ? `listPath(${p.param})` : `'/${n.name}'`});
+    const page = offsetPage(listUrl, query, total);
     reply.headers(page.headers);
     return { data: items.map((item) => ${n.Singular}Dto.from(item)), meta: page.meta };
   }

@@ -1,10 +1,17 @@
 import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { type AuthenticatedUser, CurrentUser, UserAuth } from '../auth';
 import { Public } from '../common/auth';
-import { AcceptsMultipart, etagOfHash, notModified } from '../common/http';
+import {
+  absoluteUrl,
+  AcceptsMultipart,
+  ConditionalGet,
+  type EntityTags,
+  etagOfHash,
+  notModified,
+} from '../common/http';
 import { claimIdempotentUpload, Idempotent } from '../common/idempotency';
 import {
   NOT_FOUND,
@@ -16,6 +23,7 @@ import {
 } from '../common/problem';
 import { ApiTooManyRequests } from '../common/rate-limit';
 import { ApiProblems } from '../common/swagger';
+import { AppConfig } from '../config';
 import {
   IMAGE_TOO_LARGE,
   MissingImageError,
@@ -31,8 +39,9 @@ import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './image-upload';
 import { ApiPlanetId, PlanetId } from './planet-id.param';
 import { NOT_CREATOR } from './planets.controller';
 
-const IMAGE_ETAG = {
-  ETag: { description: 'Entity tag of the image (its SHA-256)', schema: { type: 'string', example: '"33a64df551"' } },
+const IMAGE_TAGS: EntityTags = {
+  resource: 'image',
+  etag: { description: 'Entity tag of the image (its SHA-256)', example: '"33a64df551"' },
 };
 
 /** A planet's image: /planets/{planetId}/image. */
@@ -43,6 +52,7 @@ export class PlanetImagesController {
   constructor(
     private readonly celestialBodies: CelestialBodiesService,
     private readonly settings: CelestialBodiesSettings,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -119,7 +129,7 @@ export class PlanetImagesController {
     });
     return {
       message: 'Image uploaded successfully',
-      imageUrl: planetImagePath(planetId),
+      imageUrl: absoluteUrl(request, this.config.ownBaseUrl, planetImagePath(planetId)),
       uploadedAt: image.uploadedAt.toISOString(),
       fileSize: image.byteSize,
       mimeType: image.contentType,
@@ -133,15 +143,10 @@ export class PlanetImagesController {
   @Get(':planetId/image')
   @Public()
   @ApiPlanetId()
+  @ConditionalGet(IMAGE_TAGS)
   @ApiOkResponse({
     description: 'The image',
-    headers: IMAGE_ETAG,
     content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
-  })
-  @ApiResponse({
-    status: 304,
-    description: 'Not modified: the image still has the ETag sent in If-None-Match.',
-    headers: IMAGE_ETAG,
   })
   @ApiProblems({
     types: [NOT_FOUND],

@@ -56,7 +56,7 @@ export class PlanetsController {
   })
   async getAllData(@Query() query: PlanetPageQueryDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const { items, total } = await this.celestialBodies.listPlanets(query.limit, query.offset);
-    const page = offsetPage('/planets', query, total);
+    const page = offsetPage(absoluteUrl(reply.request, this.config.ownBaseUrl, '/planets'), query, total);
     reply.headers(page.headers);
     return { data: items.map((item) => PlanetDto.from(item)), meta: page.meta } satisfies PlanetPageDto;
   }

@@ -553,6 +553,40 @@ it('answers deeply nested JSON on every JSON route with a 400', async () => {
   );
 }, 120_000);
 
+it('answers a 64 KiB body of many fields, items or errors on every JSON route with a problem of at most 20 errors', async () => {
+  const limit = 64 * 1024;
+  /** `part(i)` joined with commas until the next would pass the body limit. */
+  const filled = (open: string, close: string, part: (i: number) => string): string => {
+    let text = open;
+    for (let i = 0; text.length + part(i).length + close.length + 1 < limit; i++)
+      text += `${i > 0 ? ',' : ''}${part(i)}`;
+    return text + close;
+  };
+  for (const r of routes.filter((route) => route.body === 'json')) {
+    const headers =
+      r.auth === 'key' ? { 'x-api-key': regionKey } : r.auth === 'user' ? { authorization: alice.basic } : {};
+    for (const payload of [
+      filled('{', '}', (i) => `"a${i}":0`),
+      filled(`{${JSON.stringify(r.fields[0])}:[`, ']}', () => '{}'),
+      // As many fields as an object may have, each named at length and holding a NUL: 100 errors.
+      `{${Array.from({ length: 100 }, (_, i) => `"${'k'.repeat(600)}${i}":"\\u0000"`).join(',')}}`,
+      `{${JSON.stringify(`${'k'.repeat(60_000)}`)}:0}`,
+    ]) {
+      expect(payload.length).toBeLessThanOrEqual(limit);
+      const res = await send({
+        method: r.method,
+        url: urlOf(r),
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload,
+      });
+      const where = `${r.method} ${urlOf(r)}: ${payload.slice(0, 40)}`;
+      expect({ where, status: res.statusCode }).toEqual({ where, status: 400 });
+      expect({ where, errors: (res.json().errors as unknown[]).length <= 20 }).toEqual({ where, errors: true });
+      expect({ where, size: res.body.length < 16 * 1024 }).toEqual({ where, size: true });
+    }
+  }
+}, 120_000);
+
 describe('unknown fields', () => {
   // A value inside the field that is not text (a NUL, a lone surrogate) may be what the errors name.
   const namesField = (res: Response, name: string) =>

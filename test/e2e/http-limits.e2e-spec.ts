@@ -207,3 +207,22 @@ describe('a request with two Host lines', () => {
     ]);
   });
 });
+
+describe('a request the HTTP parser refuses', () => {
+  it('gets a 431 with an instance, as every other problem has', async () => {
+    const answer = await exchange(`GET /planets HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`);
+    expectRawProblem(answer, 431);
+    expect(JSON.parse(answer.body).instance).toBe('/planets');
+  });
+
+  it('gets a 400 naming Idempotency-Key when that header holds a control character', async () => {
+    const answer = await exchange(
+      'POST /planets HTTP/1.1\r\nHost: localhost\r\nIdempotency-Key: retry\u00011\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    expectRawProblem(answer, 400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      instance: '/planets',
+      errors: [{ field: 'Idempotency-Key', message: 'Idempotency-Key must not contain control characters' }],
+    });
+  });
+});

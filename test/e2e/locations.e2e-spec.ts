@@ -1,6 +1,7 @@
 import { type CreateContext, loadCreateRecipes, type RequestExtra } from '../support/create-recipes';
 import { newRegion, startTestApp } from '../support/test-app';
 import { newUser } from '../support/users';
+import { fixture, multipart } from './planets-support';
 
 /**
  * Every create answers Location with the new resource's absolute URI: under PUBLIC_BASE_URL
@@ -20,6 +21,29 @@ it('has a recipe for every operation of openapi.json that answers 201 with a Loc
   expect(problems).toEqual([]);
   expect(cases.length).toBeGreaterThan(0);
 });
+
+/**
+ * The links to the service that bodies carry, asked for with `extra`: `meta.next` of a page
+ * of planets, and the `imageUrl` of an upload. `path` is the image's path.
+ */
+async function bodyLinks(state: CreateContext, extra: RequestExtra) {
+  const { t, user } = state;
+  const create = (name: string) =>
+    t.request({ method: 'POST', url: '/planets', headers: { authorization: user.basic }, payload: { name } });
+  const { id } = (await create('Linked')).json();
+  await create('Linked too');
+  const page = await t.request({ method: 'GET', url: '/planets?limit=1&offset=0', ...extra });
+  const form = multipart([{ name: 'image', filename: 'mars.png', type: 'image/png', content: fixture('mars.png') }]);
+  const upload = await t.request({
+    method: 'POST',
+    url: `/planets/${id}/image`,
+    payload: form.payload,
+    ...extra,
+    headers: { ...extra.headers, ...form.headers, authorization: user.basic },
+  });
+  expect([page.statusCode, upload.statusCode]).toEqual([200, 200]);
+  return { next: page.json().meta.next, imageUrl: upload.json().imageUrl, path: `/planets/${id}/image` };
+}
 
 /** A suite's app with a user and a region, which the recipes get as their context. */
 function setUp(env: Record<string, string>) {
@@ -75,6 +99,17 @@ describe('without PUBLIC_BASE_URL', () => {
     expect(res.location).toBe(`http://localhost:80${res.path}`);
   });
 
+  it('makes meta.next and imageUrl absolute as Location, under the Host the request was sent to', async () => {
+    for (const [extra, origin] of [
+      [{}, 'http://localhost:80'],
+      [{ headers: { host: 'API.Example.org:8443' } }, 'http://api.example.org:8443'],
+      [{ headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } }, 'http://localhost:80'],
+    ] as const) {
+      const links = await bodyLinks(state, extra);
+      expect(links).toMatchObject({ next: `${origin}/planets?limit=1&offset=1`, imageUrl: `${origin}${links.path}` });
+    }
+  });
+
   it.each([
     'evil.example/phish?x=',
     'user@evil.example',
@@ -117,6 +152,14 @@ describe('with PUBLIC_BASE_URL', () => {
       expect(res.location).toBe(`https://api.example.org/galaxy${res.path}`);
     }
   });
+
+  it('makes meta.next and imageUrl absolute under PUBLIC_BASE_URL, as Location', async () => {
+    const links = await bodyLinks(state, { headers: { host: 'other.example' } });
+    expect(links).toMatchObject({
+      next: 'https://api.example.org/galaxy/planets?limit=1&offset=1',
+      imageUrl: `https://api.example.org/galaxy${links.path}`,
+    });
+  });
 });
 
 describe('behind a trusted proxy (TRUST_PROXY set to its address)', () => {
@@ -133,6 +176,17 @@ describe('behind a trusted proxy (TRUST_PROXY set to its address)', () => {
     );
     expect(res.status).toBe(201);
     expect(res.location).toBe(`https://api.example.org${res.path}`);
+  });
+
+  it('makes meta.next and imageUrl absolute under the scheme and host the proxy reports, as Location', async () => {
+    const links = await bodyLinks(
+      state,
+      viaProxy({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' }),
+    );
+    expect(links).toMatchObject({
+      next: 'https://api.example.org/planets?limit=1&offset=1',
+      imageUrl: `https://api.example.org${links.path}`,
+    });
   });
 
   it('takes the entry the proxy appended when the client sent its own', async () => {

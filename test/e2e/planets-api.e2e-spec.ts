@@ -306,7 +306,12 @@ describe('GET /planets', () => {
     it('pages by id, with next, until the last page', async () => {
       const first = await get('/planets');
       expect(first.json().data.map((p: { id: number }) => p.id)).toEqual(ids.slice(0, 10));
-      expect(first.json().meta).toEqual({ limit: 10, offset: 0, total: 25, next: '/planets?limit=10&offset=10' });
+      expect(first.json().meta).toEqual({
+        limit: 10,
+        offset: 0,
+        total: 25,
+        next: 'http://localhost:80/planets?limit=10&offset=10',
+      });
       const second = await get(first.json().meta.next);
       expect(second.json().data.map((p: { id: number }) => p.id)).toEqual(ids.slice(10, 20));
       expect(second.headers).toMatchObject({

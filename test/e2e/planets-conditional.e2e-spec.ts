@@ -311,9 +311,10 @@ describe('the OpenAPI document', () => {
     expect(headerParams(item.get)).toEqual(['If-None-Match']);
     expect(headerParams(item.put)).toEqual(['If-Match', 'If-None-Match']);
     expect(headerParams(item.delete)).toEqual(['If-Match', 'If-None-Match']);
-    expect(Object.keys(item.get.responses['200'].headers)).toEqual(['ETag']);
-    expect(Object.keys(item.get.responses['304'].headers)).toEqual(['ETag']);
-    expect(Object.keys(item.put.responses['200'].headers)).toEqual(['ETag']);
+    // Besides the X-Request-ID every response declares.
+    expect(Object.keys(item.get.responses['200'].headers)).toEqual(['ETag', 'X-Request-ID']);
+    expect(Object.keys(item.get.responses['304'].headers)).toEqual(['ETag', 'X-Request-ID']);
+    expect(Object.keys(item.put.responses['200'].headers)).toEqual(['ETag', 'X-Request-ID']);
     for (const operation of [item.put, item.delete]) {
       expect(
         operation.responses['412'].content['application/problem+json'].examples['precondition-failed'].value,

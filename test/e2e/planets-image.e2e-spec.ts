@@ -59,7 +59,7 @@ describe('POST /planets/{planetId}/image', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       message: 'Image uploaded successfully',
-      imageUrl: `/planets/${planet.id}/image`,
+      imageUrl: `http://localhost:80/planets/${planet.id}/image`,
       uploadedAt: expect.stringMatching(ISO),
       fileSize: bytes.length,
       mimeType: type,

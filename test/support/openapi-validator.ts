@@ -24,12 +24,13 @@ interface Operation {
 
 /**
  * Headers a client acts on, which an answer sends only where the document declares them, and
- * must send at the statuses listed: when to retry a 429 or 503, what a 304 confirms.
+ * must send at the statuses listed: when to retry a 429 or 503, what a 304 confirms, and the
+ * request id every answer carries.
  */
-const SIGNAL_HEADERS: Record<string, number[]> = { 'retry-after': [429, 503], etag: [304] };
+const SIGNAL_HEADERS: Record<string, number[]> = { 'retry-after': [429, 503], etag: [304], 'x-request-id': [] };
 type Document = {
   paths: Record<string, Record<string, Operation>>;
-  components?: object;
+  components?: { responses?: Record<string, { headers?: Record<string, object> }>; schemas?: object };
   'x-problem-types'?: ProblemExample[];
 };
 
@@ -70,6 +71,7 @@ export class OpenApiResponseValidator {
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly routes: { method: string; pattern: RegExp; template: string; operation: Operation }[] = [];
   private readonly registry: ProblemExample[];
+  private readonly methodNotAllowed: { headers?: Record<string, object> } | undefined;
 
   /**
    * `signalHeaders: false` leaves Retry-After and ETag unchecked, for a document that declares
@@ -90,6 +92,7 @@ export class OpenApiResponseValidator {
       }
     }
     this.registry = document['x-problem-types'] ?? [];
+    this.methodNotAllowed = document.components?.responses?.MethodNotAllowed;
   }
 
   /** Throws an Error describing every way the response departs from the document. */
@@ -189,8 +192,13 @@ export class OpenApiResponseValidator {
     }
   }
 
-  /** A 405 lists in Allow exactly the methods the document has for the path (HEAD with GET). */
+  /**
+   * A 405 lists in Allow exactly the methods the document has for the path (HEAD with GET),
+   * and the document declares it, as the component MethodNotAllowed with Allow.
+   */
   private checkAllow(where: string, path: string, response: CheckedResponse): void {
+    if (this.options.signalHeaders !== false && !this.methodNotAllowed?.headers?.Allow)
+      throw new Error(`${where}: the document declares no 405 (components.responses.MethodNotAllowed, with Allow)`);
     const documented = this.routes.filter((r) => r.pattern.test(path)).map((r) => r.method.toUpperCase());
     if (documented.length === 0) throw new Error(`${where}: a 405 for a path the document does not have`);
     if (documented.includes('GET')) documented.push('HEAD');

@@ -47,6 +47,7 @@ const document = {
     { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
   ],
   components: {
+    responses: { MethodNotAllowed: { headers: { Allow: {} } } },
     schemas: {
       Thing: {
         type: 'object',
@@ -142,6 +143,26 @@ describe('OpenApiResponseValidator', () => {
     expect(() => validator.check('GET', '/things/1', json(404, notFound, PROBLEM, { 'retry-after': '5' }))).toThrow(
       /retry-after was sent, but the document does not declare it/,
     );
+  });
+
+  it('fails an X-Request-ID the response does not declare, and a 405 the document does not declare', () => {
+    const id = { 'x-request-id': '3f8e0b7c' };
+    expect(() => validator.check('DELETE', '/things/1', { statusCode: 204, headers: id, body: '' })).toThrow(
+      /x-request-id was sent, but the document does not declare it/,
+    );
+    const declared = structuredClone(document);
+    (declared.paths['/things/{id}'].delete.responses['204'] as { headers?: object }).headers = { 'X-Request-ID': {} };
+    expect(() =>
+      new OpenApiResponseValidator(declared).check('DELETE', '/things/1', { statusCode: 204, headers: id, body: '' }),
+    ).not.toThrow();
+    const undeclared = { ...document, components: { schemas: document.components.schemas } };
+    expect(() =>
+      new OpenApiResponseValidator(undeclared).check(
+        'PUT',
+        '/things/1',
+        json(405, wrongMethod, PROBLEM, { allow: 'GET, HEAD, DELETE' }),
+      ),
+    ).toThrow(/declares no 405/);
   });
 
   it('checks the path the server receives: dot segments resolved, as a client sends them', () => {

@@ -1,3 +1,4 @@
+import { negotiatedCoding } from '../../src/common/http/accept-encoding';
 import { DomainError } from '../../src/common/problem/problem';
 import { problemTypePage } from '../../src/common/problem/problem-pages';
 import {
@@ -55,5 +56,15 @@ describe('the registry', () => {
     expect(problemTypeForStatus(502)).toMatchObject({ slug: 'internal', status: 500 });
     const slugs = allProblemTypes().map((t) => t.slug);
     for (let status = 400; status < 600; status++) expect(slugs).toContain(problemTypeForStatus(status).slug);
+  });
+});
+
+describe('the catalog', () => {
+  it('has no 406 type: an Accept-Encoding the service cannot satisfy is disregarded, and the body sent as it is', () => {
+    for (const refusal of ['identity;q=0', '*;q=0', 'identity;q=0, *;q=0', 'compress']) {
+      expect({ refusal, coding: negotiatedCoding(refusal) }).toEqual({ refusal, coding: 'identity' });
+    }
+    expect(allProblemTypes().filter((type) => type.status === 406)).toEqual([]);
+    expect(problemTypeForStatus(406).slug).toBe('bad-request');
   });
 });

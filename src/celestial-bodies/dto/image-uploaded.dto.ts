@@ -1,6 +1,6 @@
 import { ApiSchema } from '@nestjs/swagger';
 
-import { ApiDateTime, ApiInteger } from '../../common/swagger';
+import { ApiDateTime, ApiInteger, ApiUri } from '../../common/swagger';
 import type { ImageType } from '../image-upload';
 
 /** The Galaxy `ImageUploadedMessage`. */
@@ -11,8 +11,9 @@ export class ImageUploadedDto {
 
   /**
    * Where the image can be fetched (GET, public).
-   * @example /planets/1/image
+   * @example https://api.example.org/planets/1/image
    */
+  @ApiUri()
   imageUrl: string;
 
   /** @example 2024-01-15T14:30:00.000Z */

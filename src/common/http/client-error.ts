@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 
 import type { FastifyRequest } from 'fastify';
 
-import { DomainError, PROBLEM_CONTENT_TYPE } from '../problem/problem';
+import { DomainError, PROBLEM_CONTENT_TYPE, ValidationFailedError } from '../problem/problem';
 import { problemOfError } from '../problem/problem-reply';
 import { BAD_REQUEST, declareProblemExample, HEADERS_TOO_LARGE, REQUEST_TIMEOUT } from '../problem/problem-types';
 
@@ -27,6 +27,7 @@ export class UnparsableRequestError extends DomainError {
     super(BAD_REQUEST, 'The request could not be parsed as HTTP.');
   }
 }
+import { pathOf } from './location';
 import { SECURITY_HEADERS } from './standard-headers';
 
 /** The client closed its connection before its request had arrived whole (the body cut off). */
@@ -41,6 +42,45 @@ export const closedMidRequest = (request: FastifyRequest): boolean =>
 export const isClientAbort = (error: unknown, request: FastifyRequest): boolean =>
   closedMidRequest(request) && (error as { code?: unknown } | null)?.code === 'ECONNRESET';
 
+/** What Node's parser gives with the errors it raises: the bytes it read, and where it stopped. */
+type ParserError = Error & { code?: string; reason?: string; rawPacket?: unknown; bytesParsed?: number };
+
+const rawPacketOf = (error: ParserError): Buffer | undefined =>
+  Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined;
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}$/;
+const ORIGIN_FORM = /^\/[\x21-\x7e]{0,2047}$/;
+
+/**
+ * The header whose value has a byte HTTP does not allow there (a control character), named
+ * by the line the parser stopped on, so that the answer says which header to fix.
+ */
+function headerWithBadValue(error: ParserError): ValidationFailedError | undefined {
+  if (error.code !== 'HPE_INVALID_HEADER_TOKEN' || !/value/i.test(error.reason ?? '')) return undefined;
+  const { bytesParsed } = error;
+  const rawPacket = rawPacketOf(error);
+  if (!rawPacket || bytesParsed === undefined || bytesParsed > rawPacket.length) return undefined;
+  const lineStart = rawPacket.lastIndexOf('\n', bytesParsed) + 1;
+  const line = rawPacket.subarray(lineStart, bytesParsed).toString('latin1');
+  const name = line.slice(0, line.indexOf(':'));
+  if (!TOKEN.test(name)) return undefined;
+  return new ValidationFailedError(
+    [{ field: name, message: `${name} must not contain control characters` }],
+    `The ${name} header has a character HTTP does not allow in a header value.`,
+  );
+}
+
+/**
+ * The path of the request the parser refused, from its request line, as every other problem
+ * names its path in `instance`; else (a request line it could not read) the URN of the
+ * answer's X-Request-ID, which names this occurrence in the logs.
+ */
+function instanceOf(error: ParserError, requestId: string): string {
+  const head = rawPacketOf(error)?.subarray(0, 2100).toString('latin1') ?? '';
+  const target = /^[A-Z]+ (\S+) HTTP\/1\.[01]\r?\n/.exec(head)?.[1];
+  return target !== undefined && ORIGIN_FORM.test(target) ? pathOf(target) : `urn:uuid:${requestId}`;
+}
+
 /**
  * Requests Node's HTTP parser rejects before Fastify sees them (a malformed request line,
  * a bad Content-Length, headers over the size limit) get a problem document too, written
@@ -51,12 +91,11 @@ export function clientErrorHandler({
   baseUrl,
   extraHeaders = {},
 }: { baseUrl?: string; extraHeaders?: Record<string, string> } = {}) {
-  return (error: Error & { code?: string }, socket: Socket): void =>
-    answerClientError(error, socket, baseUrl, extraHeaders);
+  return (error: ParserError, socket: Socket): void => answerClientError(error, socket, baseUrl, extraHeaders);
 }
 
 function answerClientError(
-  error: Error & { code?: string },
+  error: ParserError,
   socket: Socket,
   baseUrl: string | undefined,
   extraHeaders: Record<string, string>,
@@ -71,15 +110,17 @@ function answerClientError(
       ? new HeadersTooLargeError()
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new RequestIncompleteError()
-        : new UnparsableRequestError(),
+        : (headerWithBadValue(error) ?? new UnparsableRequestError()),
     baseUrl,
   );
+  const requestId = randomUUID();
+  problem.instance = instanceOf(error, requestId);
   const { status } = problem;
   const body = JSON.stringify(problem);
   const headers = {
     'Content-Type': PROBLEM_CONTENT_TYPE,
     'Content-Length': String(Buffer.byteLength(body)),
-    'X-Request-ID': randomUUID(),
+    'X-Request-ID': requestId,
     ...SECURITY_HEADERS,
     ...extraHeaders,
     Connection: 'close',

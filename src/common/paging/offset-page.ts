@@ -1,6 +1,6 @@
 import { ApiSchema } from '@nestjs/swagger';
 
-import { ApiInt64 } from '../swagger';
+import { ApiInt64, ApiUri } from '../swagger';
 import type { OffsetPageQueryDto } from './page-query';
 
 @ApiSchema({ name: 'PageMeta' })
@@ -18,9 +18,10 @@ export class PageMetaDto {
   total: number;
 
   /**
-   * The path of the next page; null on the last page.
-   * @example /planets?limit=10&offset=10
+   * The URI of the next page; null on the last page.
+   * @example https://api.example.org/planets?limit=10&offset=10
    */
+  @ApiUri({ nullable: true })
   next: string | null;
 }
 
@@ -38,19 +39,19 @@ export interface OffsetPage {
 
 /**
  * The meta and headers of the page that `query` asked for, out of `total` items, listed at
- * `path`: the response body carries the meta beside its `data`, the reply the headers.
+ * `url` (absolute, as absoluteUrl makes it): the response body carries the meta beside its `data`, the reply the headers.
  * `meta.next` asks for the next page of the same list: the query's other fields (a list's
  * filters, as the validated query DTO holds them) come along, so that a client following it
  * keeps its filters.
  */
-export function offsetPage(path: string, query: OffsetPageQueryDto, total: number): OffsetPage {
+export function offsetPage(url: string, query: OffsetPageQueryDto, total: number): OffsetPage {
   const { limit, offset } = query;
   return {
     meta: {
       limit,
       offset,
       total,
-      next: offset + limit < total ? `${path}?${queryString(query, offset + limit)}` : null,
+      next: offset + limit < total ? `${url}?${queryString(query, offset + limit)}` : null,
     },
     headers: {
       'X-Pagination-Total': String(total),

@@ -149,15 +149,6 @@ export const METHOD_NOT_ALLOWED = defineProblemType({
   action: 'Use one of the methods in `Allow`, as the API reference describes them.',
 });
 
-export const NOT_ACCEPTABLE = defineProblemType({
-  slug: 'not-acceptable',
-  status: 406,
-  title: 'Not acceptable',
-  meaning:
-    "The response cannot be sent in any form the request's Accept headers allow, for example when `Accept-Encoding` refuses every encoding the server has.",
-  action: 'Accept the media type and an encoding the route offers (`identity` is always offered unless refused).',
-});
-
 export const REQUEST_TIMEOUT = defineProblemType({
   slug: 'request-timeout',
   status: 408,
@@ -236,7 +227,6 @@ const BY_STATUS = new Map<number, ProblemType>(
     FORBIDDEN,
     NOT_FOUND,
     METHOD_NOT_ALLOWED,
-    NOT_ACCEPTABLE,
     REQUEST_TIMEOUT,
     PRECONDITION_FAILED,
     PAYLOAD_TOO_LARGE,

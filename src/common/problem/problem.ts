@@ -6,7 +6,6 @@ import {
   INTERNAL,
   MALFORMED_JSON,
   METHOD_NOT_ALLOWED,
-  NOT_ACCEPTABLE,
   NOT_FOUND,
   PAYLOAD_TOO_LARGE,
   type ProblemType,
@@ -34,6 +33,27 @@ export interface ProblemDocument {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
+/**
+ * Bounds of a problem's `errors`, so that its size does not grow with the request: at most
+ * MAX_LISTED_ERRORS entries (the detail says when more were found), each field and message
+ * cut to these lengths.
+ */
+export const MAX_LISTED_ERRORS = 20;
+export const MAX_ERROR_FIELD_LENGTH = 200;
+export const MAX_ERROR_MESSAGE_LENGTH = 300;
+
+/** `text` cut to `max` characters, the last an ellipsis when cut; never half a surrogate pair. */
+function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 2]) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
+const boundedError = ({ field, message }: FieldError): FieldError => ({
+  field: bounded(field, MAX_ERROR_FIELD_LENGTH),
+  message: bounded(message, MAX_ERROR_MESSAGE_LENGTH),
+});
+
 /** A problem document of `type`: its URI (see problemTypeUri), title and status are the registry's. */
 export function problemOf(
   type: ProblemType,
@@ -46,7 +66,7 @@ export function problemOf(
     title: type.title,
     status: type.status,
     detail,
-    ...(errors ? { errors } : {}),
+    ...(errors ? { errors: errors.slice(0, MAX_LISTED_ERRORS).map(boundedError) } : {}),
   };
 }
 
@@ -85,7 +105,12 @@ export class ValidationFailedError extends DomainError {
     override readonly errors: FieldError[],
     detail = 'The request has invalid or unexpected values; see errors.',
   ) {
-    super(VALIDATION, detail);
+    super(
+      VALIDATION,
+      errors.length > MAX_LISTED_ERRORS
+        ? `${detail} More than ${MAX_LISTED_ERRORS} were found; errors lists the first ${MAX_LISTED_ERRORS}.`
+        : detail,
+    );
   }
 }
 
@@ -173,13 +198,6 @@ export class UnsupportedMediaTypeError extends DomainError {
   }
 }
 
-/** Accept-Encoding refuses every encoding the server has (a server may serve identity instead, as this one does). */
-export class NotAcceptableError extends DomainError {
-  constructor() {
-    super(NOT_ACCEPTABLE, 'None of the encodings in Accept-Encoding is available.');
-  }
-}
-
 /** What a client is told of a failure of the server's own: nothing of its cause. */
 export class InternalError extends DomainError {
   constructor() {
@@ -206,6 +224,5 @@ declareProblemExample(
 declareProblemExample(MALFORMED_JSON, () => new MalformedJsonError(jsonParseMessage('{,')));
 declareProblemExample(PAYLOAD_TOO_LARGE, () => new PayloadTooLargeError());
 declareProblemExample(UNSUPPORTED_MEDIA_TYPE, () => new UnsupportedMediaTypeError());
-declareProblemExample(NOT_ACCEPTABLE, () => new NotAcceptableError());
 declareProblemExample(INTERNAL, () => new InternalError());
 declareProblemExample(UNAVAILABLE, () => new DatabaseFaultError(DATABASE_UNAVAILABLE));

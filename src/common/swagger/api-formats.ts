@@ -31,6 +31,9 @@ export const ApiDate = () => ApiProperty({ type: 'string', format: 'date' });
 
 export const ApiUuid = () => ApiProperty({ format: 'uuid' });
 
+/** An absolute URI on this deployment, made as Location is (see absoluteUrl). */
+export const ApiUri = (also: Also = {}) => ApiProperty({ type: 'string', format: 'uri', ...also });
+
 /**
  * class-validator's IsPositive, documented as `exclusiveMinimum: 0`. Under a name of its own:
  * the plugin reads `@IsPositive()` as `minimum: 1`, which is wrong for a float (0.5 is positive).

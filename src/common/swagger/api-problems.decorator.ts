@@ -214,17 +214,46 @@ export const unexpectedBodyProblems = (invalidExample: ProblemExample, invalid?:
 ];
 
 /**
+ * Problem.type lists the types this version sends, and stays open to those a later one adds:
+ * `anyOf` an enum and any string, which generated clients type as the known values or a string
+ * (openapi-typescript: a union with `string`), never as a closed set that a new type would break.
+ */
+function enumerateProblemTypes(document: OpenAPIObject, uris: string[]): void {
+  const name = getSchemaPath(ProblemDto).split('/').at(-1)!;
+  const problem = document.components?.schemas?.[name] as
+    { properties: Record<string, Record<string, unknown>> } | undefined;
+  if (!problem) return;
+  const { type, ...described } = problem.properties.type;
+  if (type !== 'string') throw new Error(`${name}.type is documented as ${String(type)}, not a string`);
+  problem.properties = {
+    ...problem.properties,
+    type: {
+      ...described,
+      anyOf: [
+        { type: 'string', enum: uris, description: 'A type this version of the service sends.' },
+        { type: 'string', description: 'A type added in a later version: act on the status.' },
+      ],
+    },
+  };
+}
+
+/**
  * Completes the document's account of errors: `x-problem-types` lists every registered
  * problem type (those no single operation declares too: a 405, a 500), and when the
  * deployment has a public base URL, the examples' type URIs are made absolute, as the
  * service sends them.
  */
 export function documentProblemTypes(document: OpenAPIObject, baseUrl: string | undefined): void {
-  (document as OpenAPIObject & Record<string, unknown>)['x-problem-types'] = allProblemTypes().map((t) => ({
+  const types = allProblemTypes().map((t) => ({
     type: problemTypeUri(t.slug, baseUrl),
     title: t.title,
     status: t.status,
   }));
+  (document as OpenAPIObject & Record<string, unknown>)['x-problem-types'] = types;
+  enumerateProblemTypes(
+    document,
+    types.map((t) => t.type),
+  );
   if (baseUrl === undefined) return;
   // Copies, not changes: the examples are the decorators' metadata, shared by every document built in the process.
   for (const pathItem of Object.values(document.paths)) {

@@ -1,11 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 import type { AppConfig } from '../../config/app-config';
 import { API_KEY_PREFIXES } from '../auth/api-key-format';
 import { API_KEY_SECURITY_SCHEME, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../auth/security-schemes';
-import { documentProblemTypes } from './api-problems.decorator';
+import { METHOD_NOT_ALLOWED, problemTypeUri } from '../problem/problem-types';
+import { documentProblemTypes, PROBLEM_MEDIA_TYPE, problemExample } from './api-problems.decorator';
+import { ProblemDto } from './problem.dto';
 
 const TITLE = 'Region keys and Galaxy API';
 
@@ -34,8 +36,8 @@ Errors are RFC 9457 problem documents (\`application/problem+json\`). Their \`ty
 \`/problems/<slug>\` (absolute when the deployment has a public base URL), a page that says what
 the problem means and what to do; \`x-problem-types\` lists every type with its title and status,
 and each operation's examples are the documents it answers with. A known path asked with a
-method it does not have answers 405 with \`Allow\`. Every response carries \`X-Request-ID\`;
-send your own to correlate logs.
+method it does not have answers 405 with \`Allow\` (\`#/components/responses/MethodNotAllowed\`).
+Every response carries \`X-Request-ID\`; send your own to correlate logs.
 
 Limits: a JSON body is at most 64 KiB (413) and nests at most 32 levels (400); a request must
 arrive whole, headers and body, within a minute by default (408). When the database cannot
@@ -158,8 +160,76 @@ export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSet
   const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (_controller, method) => method });
   markPublicOperations(document);
   unwrapOperationDescriptions(document);
+  documentMethodNotAllowed(document, settings.ownBaseUrl);
+  documentRequestIds(document);
   documentProblemTypes(document, settings.ownBaseUrl);
   return document;
+}
+
+const REQUEST_ID_HEADER = 'X-Request-ID';
+
+/**
+ * Every answer carries X-Request-ID (see standard-headers.ts): declared once, as a component,
+ * and referred to by every response, the 405 below included.
+ */
+function documentRequestIds(document: OpenAPIObject): void {
+  document.components = {
+    ...document.components,
+    headers: {
+      ...document.components?.headers,
+      [REQUEST_ID_HEADER]: {
+        description:
+          "The id of this request in the service's logs: the X-Request-ID you sent, when it is 1 to 128 letters, " +
+          'digits and `._:-`, else a new UUID.',
+        schema: { type: 'string', maxLength: 128, example: '3f8e0b7c-2a44-4c43-9d7e-8c1f5d0e6a21' },
+      },
+    },
+  };
+  const ref = { $ref: `#/components/headers/${REQUEST_ID_HEADER}` };
+  const responses = [
+    ...Object.values(document.paths).flatMap((pathItem) =>
+      (['get', 'put', 'post', 'delete', 'patch'] as const).flatMap((method) =>
+        Object.values(pathItem[method]?.responses ?? {}),
+      ),
+    ),
+    ...Object.values(document.components.responses ?? {}),
+  ] as { headers?: Record<string, unknown> }[];
+  for (const response of responses) response.headers = { ...response.headers, [REQUEST_ID_HEADER]: ref };
+}
+
+/**
+ * The 405 a known path answers to a method it does not have. No operation can declare it (it
+ * is the answer where there is none), so it is a component of its own, which the description
+ * names.
+ */
+function documentMethodNotAllowed(document: OpenAPIObject, baseUrl: string | undefined): void {
+  const example = problemExample(METHOD_NOT_ALLOWED);
+  document.components = {
+    ...document.components,
+    responses: {
+      ...document.components?.responses,
+      MethodNotAllowed: {
+        description: 'The path exists, but not with this method; Allow lists those it has.',
+        headers: {
+          Allow: {
+            description: 'The methods the path has (HEAD wherever GET is).',
+            schema: { type: 'string', example: 'GET, HEAD, PUT, DELETE' },
+          },
+        },
+        content: {
+          [PROBLEM_MEDIA_TYPE]: {
+            schema: { $ref: getSchemaPath(ProblemDto) },
+            examples: {
+              [METHOD_NOT_ALLOWED.slug]: {
+                ...example,
+                value: { ...example.value, type: problemTypeUri(METHOD_NOT_ALLOWED.slug, baseUrl) },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
 }
 
 /**

@@ -1,11 +1,21 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
+import { MAX_ERROR_FIELD_LENGTH, MAX_ERROR_MESSAGE_LENGTH, MAX_LISTED_ERRORS } from '../problem/problem';
+
 @ApiSchema({ name: 'FieldError' })
 export class FieldErrorDto {
-  /** @example description */
+  /**
+   * The offending field, parameter or header; cut to its first characters, with an ellipsis, when longer.
+   * @example description
+   */
+  @ApiProperty({ maxLength: MAX_ERROR_FIELD_LENGTH })
   field: string;
 
-  /** @example 'description must be shorter than or equal to 255 characters' */
+  /**
+   * What is wrong with it; cut as `field` is.
+   * @example 'description must be shorter than or equal to 255 characters'
+   */
+  @ApiProperty({ maxLength: MAX_ERROR_MESSAGE_LENGTH })
   message: string;
 }
 
@@ -29,11 +39,14 @@ export class ProblemDto {
   detail: string;
 
   /**
-   * The path the error occurred on.
+   * The path the error occurred on; for a request whose request line could not be read, `urn:uuid:` and the response's `X-Request-ID`.
    * @example /auth/region/api-keys
    */
   instance?: string;
 
-  /** One entry per offending field (validation errors only). */
+  /**
+   * One entry per offending field (validation errors only). When more were found than `maxItems`, the first are listed and `detail` says so.
+   */
+  @ApiProperty({ maxItems: MAX_LISTED_ERRORS, type: () => [FieldErrorDto] })
   errors?: FieldErrorDto[];
 }

@@ -1,4 +1,4 @@
-import type { FieldError } from '../problem/problem';
+import { type FieldError, MAX_LISTED_ERRORS } from '../problem/problem';
 
 /**
  * How deep a body or parameter may nest. The deepest input any route declares is 3 levels
@@ -7,6 +7,15 @@ import type { FieldError } from '../problem/problem';
  * (a 64 KiB body can nest about 32,000 levels).
  */
 export const MAX_JSON_DEPTH = 32;
+
+/**
+ * How many members an object, and items an array, may have. The largest any route declares
+ * are 50 (a planet's satellites, a key's CIDRs); past these bounds a body is refused whole,
+ * before class-transformer, whose copy of one object grows faster than its member count (a
+ * 64 KiB body holds some 6,600 members).
+ */
+export const MAX_OBJECT_MEMBERS = 100;
+export const MAX_ARRAY_ITEMS = 100;
 
 /**
  * Names every object inherits, and `prototype`. class-transformer skips a key whose name
@@ -33,9 +42,11 @@ const join = (path: string, key: string | number): string =>
 
 /**
  * What is wrong with a parsed body or parameter before any DTO sees it: nesting past
- * MAX_JSON_DEPTH (reported once, on the top-level field that holds it), keys named like
+ * MAX_JSON_DEPTH (reported once, on the top-level field that holds it), objects and arrays
+ * past MAX_OBJECT_MEMBERS and MAX_ARRAY_ITEMS (not looked into), keys named like
  * Object.prototype members, and strings that are not text. Iterative, with an explicit
- * stack: input of any depth is looked at without recursion.
+ * stack: input of any depth is looked at without recursion. The walk ends once it has found
+ * more errors than a problem lists (MAX_LISTED_ERRORS): the rest would not be shown.
  */
 export function jsonShapeErrors(value: unknown, rootPath: string): FieldError[] {
   const errors: FieldError[] = [];
@@ -43,7 +54,7 @@ export function jsonShapeErrors(value: unknown, rootPath: string): FieldError[] 
   const stack: { value: unknown; path: string; depth: number; top: string }[] = [
     { value, path: rootPath, depth: 0, top: rootPath },
   ];
-  while (stack.length > 0) {
+  while (stack.length > 0 && errors.length <= MAX_LISTED_ERRORS) {
     const { value: current, path, depth, top } = stack.pop()!;
     if (typeof current === 'string') {
       const message = textProblem(current, path);
@@ -59,9 +70,19 @@ export function jsonShapeErrors(value: unknown, rootPath: string): FieldError[] 
       tooDeep.add(field);
       continue;
     }
+    const field = path || 'body';
+    if (Array.isArray(current) && current.length > MAX_ARRAY_ITEMS) {
+      errors.push({ field, message: `${field} must not have more than ${MAX_ARRAY_ITEMS} items` });
+      continue;
+    }
+    const keys = Array.isArray(current) ? undefined : Object.keys(current);
+    if (keys && keys.length > MAX_OBJECT_MEMBERS) {
+      errors.push({ field, message: `${field} must not have more than ${MAX_OBJECT_MEMBERS} fields` });
+      continue;
+    }
     const entries: [string | number, unknown][] = Array.isArray(current)
       ? current.map((v, i) => [i, v])
-      : Object.entries(current);
+      : keys!.map((key) => [key, (current as Record<string, unknown>)[key]]);
     for (const [key, child] of entries.reverse()) {
       const childPath = join(path, key);
       if (typeof key === 'string' && isInheritedName(key)) {

@@ -17,7 +17,7 @@ export class ApiKeyDto {
 
   /**
    * First 8 characters, an ellipsis, and the last 4 of the key.
-   * @example rk_4Fq9Z…x7Qa
+   * @example rk_4Fq9Z…sbce
    */
   tokenPreview: string;
 
@@ -75,7 +75,7 @@ export class ApiKeyDto {
 export class CreatedApiKeyDto extends ApiKeyDto {
   /**
    * The full key. Shown only in this response: store it now, it cannot be retrieved again.
-   * @example rk_4Fq9ZkT2mW8bLr1sXyC0vN7pHd3eJg6uQo5iAa9fKtBzE2x7Qa
+   * @example rk_4Fq9ZkT2mW8bLr1sXyC0vN7pHd3eJg6uQo5iAa9fKtB1Isbce
    */
   key: string;
 

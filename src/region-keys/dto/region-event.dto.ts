@@ -41,7 +41,7 @@ export class ApiKeyActorDto {
   @ApiUuid()
   apiKeyId: string;
 
-  /** @example rk_4Fq9Z…x7Qa */
+  /** @example rk_4Fq9Z…sbce */
   tokenPreview: string;
 }
 
