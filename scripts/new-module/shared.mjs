@@ -249,9 +249,8 @@ ${parentParam}  @ApiCreatedResponse({
 };
 
 /** The feature's errors: its 404, its 403 (only the creator changes an item) and its 412. */
-export const errorsFile = (
-  n,
-) => `import { DomainError, ForbiddenError, NotFoundError, PRECONDITION_FAILED } from '../common/problem';
+export const errorsFile = (n) => `import { type FailedCondition, preconditionFailedDetail } from '../common/http';
+import { DomainError, ForbiddenError, NotFoundError, PRECONDITION_FAILED } from '../common/problem';
 
 export class ${n.Singular}NotFoundError extends NotFoundError {
   constructor(id: string) {
@@ -265,15 +264,10 @@ export class Not${n.Singular}CreatorError extends ForbiddenError {
   }
 }
 
-/** If-Match names none of the ${n.one}'s current ETags, or If-None-Match names one (or is \`*\`). */
+/** If-Match names none of the ${n.one}'s current ETags (or only weak ones), or If-None-Match names one (or is \`*\`). */
 export class ${n.Singular}PreconditionFailedError extends DomainError {
-  constructor(id: string, header: 'If-Match' | 'If-None-Match') {
-    super(
-      PRECONDITION_FAILED,
-      header === 'If-Match'
-        ? \`${cap(n.one)} \${id} has changed since the version named in If-Match. GET it again, and send its new ETag if your change still applies.\`
-        : \`${cap(n.one)} \${id} exists and matches If-None-Match, so it was not changed.\`,
-    );
+  constructor(id: string, failed: FailedCondition) {
+    super(PRECONDITION_FAILED, preconditionFailedDetail(\`${cap(n.one)} \${id}\`, failed));
   }
 }
 `;
