@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
 import {
@@ -13,7 +13,7 @@ import {
   sendTagged,
 } from '../common/http';
 import { Idempotent } from '../common/idempotency';
-import { ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
+import { ApiOptionalBody, ApiProblems, jsonBodyProblems, unexpectedBodyProblems } from '../common/swagger';
 import { invalidBody, notAUuid, UuidParam } from '../common/validation';
 import { AppConfig } from '../config';
 import { ApiKeyDto, CreatedApiKeyDto, RolledApiKeyDto } from './dto/api-key.dto';
@@ -32,16 +32,13 @@ import { type ChangeOrigin, type RegionPrincipal } from './region-keys.types';
 const LAST_KEY = {
   types: [LAST_API_KEY],
   description:
-    'The region would be left without a permanent key: one that holds region:read and keys:write, can be used from some address, and ' +
-    'neither expires nor is scheduled to stop.',
+    'The region would be left without a permanent key: one that holds region:read and keys:write, can be used from ' +
+    'some address, and neither expires nor is scheduled to stop.',
 };
 /** A body a create or update refuses: a description too long. */
 const LONG_DESCRIPTION = { description: 'x'.repeat(300) };
-/**
- * The bodies Swagger UI's "Try it out" sends unless the reader edits them: ones that work
- * from wherever the reader is (no allowlist, no expiry), so the new key is of use to them.
- */
-const bodyExample = (summary: string, value: object) => ({ examples: { [summary]: { summary, value } } });
+/** What "Try it out" creates: a key with no allowlist and no expiry, of use wherever the reader is. */
+const READ_ONLY_KEY = { description: 'Timetable sync (production)', permissions: ['region:read'] };
 
 @ApiTags('Region API keys')
 @Controller('auth')
@@ -73,14 +70,7 @@ export class RegionKeysController {
   @RegionKeyAuth('keys:write')
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
-  @ApiBody({
-    type: CreateApiKeyDto,
-    required: false,
-    ...bodyExample('A read-only key, usable from any address', {
-      description: 'Timetable sync (production)',
-      permissions: ['region:read'],
-    }),
-  })
+  @ApiOptionalBody(CreateApiKeyDto, 'A read-only key, usable from any address', READ_ONLY_KEY)
   @ApiKeyCreated(CreatedApiKeyDto, 'The new key, with its secret (shown once).')
   @ApiProblems(
     ...jsonBodyProblems(
@@ -126,11 +116,10 @@ export class RegionKeysController {
    * key), its `allowedCidrs` and its `expiresAt`. A JSON Merge Patch (RFC 7396, `application/merge-patch+json`) or the
    * same object as `application/json`: fields left out stay as they are, null clears. Never more than the key making
    * the request holds (else 403 `insufficient-permission`): lifting or widening a key's allowlist, or lifting or
-   * postponing its expiry, needs every permission the key keeps, as rolling it does. A region keeps at least one key
-   * that holds `region:read` and `keys:write`, can be used from some address, and neither expires nor is scheduled to
-   * stop: a change that would leave none is refused (`last-api-key`). With If-Match, the change is made only while the key still has that ETag (else 412). A
-   * change is recorded as one `api_key.updated` event; a patch that changes nothing answers the key as it is, and
-   * records nothing.
+   * postponing its expiry, needs every permission the key keeps, as rolling it does. A change that would leave the
+   * region without a permanent key holding both permissions is refused (`last-api-key`). With If-Match, the change is
+   * made only while the key still has that ETag (else 412). A change is recorded as one `api_key.updated` event; a
+   * patch that changes nothing answers the key as it is, and records nothing.
    */
   @Patch('region/api-keys/:id')
   @AcceptsMergePatch()
@@ -138,11 +127,7 @@ export class RegionKeysController {
   @ApiKeyId()
   @ConditionalChange(KEY_TAGS)
   @ApiConsumes('application/merge-patch+json', 'application/json')
-  @ApiBody({
-    type: UpdateApiKeyDto,
-    required: false,
-    ...bodyExample('A new description', { description: 'Timetable sync (staging)' }),
-  })
+  @ApiOptionalBody(UpdateApiKeyDto, 'A new description', { description: 'Timetable sync (staging)' })
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key as it is now, with its new ETag.' })
   @ApiProblems(
     ...jsonBodyProblems(
@@ -168,9 +153,8 @@ export class RegionKeysController {
 
   /**
    * Delete (revoke) an API key
-   * @remarks Revokes a key of your region at once. A region keeps at least one key that holds `region:read` and
-   * `keys:write`, can be used from some address, and neither expires nor is scheduled for revocation: deleting the
-   * last such key is refused. A key may delete itself.
+   * @remarks Revokes a key of your region at once; a key may delete itself. Deleting the region's last permanent key
+   * holding both permissions is refused (`last-api-key`).
    */
   @Delete('region/api-keys/:id')
   @RegionKeyAuth('keys:write')
@@ -204,11 +188,7 @@ export class RegionKeysController {
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiKeyId({ description: 'The id of the key to replace (from GET /auth/regions/me).' })
-  @ApiBody({
-    type: RollApiKeyDto,
-    required: false,
-    ...bodyExample('The old key stops in an hour', { revokeOldAfterSeconds: 3600 }),
-  })
+  @ApiOptionalBody(RollApiKeyDto, 'The old key stops in an hour', { revokeOldAfterSeconds: 3600 })
   @ApiKeyCreated(RolledApiKeyDto, 'The new key, with its secret (shown once), and when the old key stops.')
   @ApiProblems(
     ...jsonBodyProblems(
