@@ -35,6 +35,16 @@ describe('unknown routes', () => {
     expect(caught).not.toHaveBeenCalled();
   });
 
+  it('answers a path whose id segment is empty as an unknown route, before any guard', async () => {
+    const answered: string[] = [];
+    for (const method of ['GET', 'PATCH', 'DELETE'])
+      for (const url of ['/auth/region/api-keys/', '/auth/region/api-keys/.', '/planets/']) {
+        const res = await t.request({ method, url, headers: { 'x-api-key': '' } });
+        if (res.statusCode !== 404 && res.statusCode !== 405) answered.push(`${method} ${url} → ${res.statusCode}`);
+      }
+    expect(answered).toEqual([]);
+  });
+
   it('leaves errors on known routes to the exception filter', async () => {
     const res = await t.request({
       method: 'POST',

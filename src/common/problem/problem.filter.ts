@@ -80,7 +80,9 @@ export class ProblemFilter implements ExceptionFilter {
    * content type and size) has run, and a failure there still reaches catch() below.
    */
   readonly answerUnknownRoute: preHandlerHookHandler = (request, reply, done) => {
-    if (!request.is404) return done();
+    // The router lets a last parameter match nothing (`/api-keys/`): that names no resource either
+    // (a wildcard's `*` may: `/docs/` is the page).
+    if (!request.is404 && !hasEmptyParameter(request.params)) return done();
     const { problem, headers } = this.unknownRoute(request, this.notFound(request));
     sendProblem(request, reply, problem, headers);
   };
@@ -192,3 +194,6 @@ export class ProblemFilter implements ExceptionFilter {
     return this.answer(new InternalError());
   }
 }
+
+const hasEmptyParameter = (params: unknown): boolean =>
+  Object.entries(params ?? {}).some(([name, value]) => name !== '*' && value === '');
