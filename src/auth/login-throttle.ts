@@ -71,7 +71,11 @@ export class LoginThrottle {
 
   /** For credentials already verified (the Basic cache): refuses with 429 when no attempt is left, taking none. */
   async assertAllowed(clientAddress: string, email: string): Promise<void> {
-    const window = await this.limiter.get(clientKey(clientAddress, email));
+    const key = clientKey(clientAddress, email);
+    // Nearly always no failure is counted: one read says so, and the window's end is asked only to refuse.
+    const used = await this.store.used(this.limiter, key);
+    if (used !== undefined && used < this.policy.limit) return;
+    const window = await this.limiter.get(key);
     if (window && window.consumedPoints >= this.policy.limit) throw this.tooMany(toSeconds(window.msBeforeNext));
   }
 

@@ -238,6 +238,21 @@ describe('with REDIS_URL: two instances share one limit', () => {
     expectTooManyRequests(await me(b, basicHeader(email, 'wrong-password')), 2, 60);
   });
 
+  it('refuses Basic credentials one instance has verified once failures on the other reach the limit', async () => {
+    const [address, email, password] = ['192.0.2.91', someEmail(), 'password-1'];
+    const signup = {
+      method: 'POST',
+      url: '/user/signup',
+      payload: { email, password },
+      remoteAddress: address,
+    } as const;
+    expect((await a.request(signup)).statusCode).toBe(201);
+    const basic = basicHeader(email, password);
+    for (let i = 0; i < 2; i++) expect((await basicFrom(a, basic, address)).statusCode).toBe(200); // checked, then cached
+    for (let i = 0; i < 2; i++) expect((await token(b, email, 'wrong-password', address)).statusCode).toBe(401);
+    expectTooManyRequests(await basicFrom(a, basic, address), 2, 60);
+  });
+
   it('counts failed sign-ins for any email from one address on either instance against one limit', async () => {
     const address = '192.0.2.78';
     for (const app of [a, b]) await failWithOtherEmails(app, address, 2);

@@ -103,6 +103,16 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
     return new RateLimiterRedis({ ...options, ...redis, keyPrefix, insuranceLimiter });
   }
 
+  /**
+   * The hits `key` has taken in `limiter`'s window, by one GET where the limiter's own get() sends a
+   * transaction (GET and PTTL); undefined where only get() can tell (no Redis, or Redis away).
+   */
+  async used(limiter: RateLimiterAbstract, key: string): Promise<number | undefined> {
+    if (this.counting !== 'redis') return undefined;
+    const value = await this.redis!.get(limiter.getKey(key)).catch(() => undefined);
+    return value === undefined ? undefined : Number(value ?? 0);
+  }
+
   /** Gives Redis up to the command timeout to answer before the first request; then starts without it. */
   async onModuleInit(): Promise<void> {
     if (this.counting !== 'redis-away') return;
