@@ -179,6 +179,8 @@ const use = (item) => {
 const release = (item) => item.inUse--;
 /** Uploads in progress, by user: the server allows each user two (UPLOADS_PER_USER in src/celestial-bodies/upload-slots.ts). */
 const UPLOADS_PER_USER = 2;
+/** The satellites a planet may have (MAX_SATELLITES_PER_PLANET in src/celestial-bodies/celestial-body-types.ts). */
+const SATELLITES_PER_PLANET = 25;
 const uploadsOf = new Map();
 
 /** A key, user or planet that no request is using, taken out of its list (to delete it). */
@@ -550,13 +552,15 @@ const OPERATIONS = [
     2,
     'POST /celestial-bodies',
     async () => {
+      // Only a planet's creator adds its satellites, at most SATELLITES_PER_PLANET of them.
       const p = use(pick(planets));
-      const res = await call('POST /celestial-bodies', [201], '/celestial-bodies', {
+      const full = p.satellites >= SATELLITES_PER_PLANET;
+      const res = await call('POST /celestial-bodies', full ? [409] : [201], '/celestial-bodies', {
         method: 'POST',
         ...json({ name: 'Soak moon', type: 'moon', orbit: { planet: { id: p.id }, distance: 9376 } }),
-        auth: basic(pick(users)),
+        auth: asUser(p.owner),
       });
-      if (res) p.satellites++;
+      if (res && !full) p.satellites++;
       release(p);
     },
   ],
