@@ -202,7 +202,7 @@ describe('per-key usage', () => {
     jest.spyOn(repository, 'addCounts').mockRejectedValueOnce(new Error('connection terminated unexpectedly'));
     await t.app.get(KeyUsageCounter).flush();
     expect(t.logs.slice(firstLog).join('\n')).toMatch(
-      /Could not write the usage of \d+ API key-days; kept for the next try/,
+      /Could not write the usage of \d+ API key-hours; kept for the next try/,
     );
     expect(await storedRows(t, region.keyId)).toEqual([]);
     await me(t, region.key);
