@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../../src/common/clock/clock';
 import { MAX_CLIENTS_PER_KEY } from '../../src/region-keys/key-usage/key-usage-counter';
 import { KeyUsageCounter } from '../../src/region-keys/key-usage/key-usage-counter';
+import { type Answer, runWalkthrough, type SentRequest, walkthroughSteps } from '../support/curl-walkthrough';
 import { expectProblem } from '../support/problems';
 import {
   createKey,
@@ -345,6 +346,74 @@ describe('rotation', () => {
       expectProblem(again, 409, 'api-key-already-rolled');
       const page = await t.request({ method: 'GET', url: '/problems/api-key-already-rolled' });
       expect(page.body).toContain('replacedBy.id');
+    });
+  });
+
+  describe("the API docs' rotation, run as written", () => {
+    const steps = walkthroughSteps('docs/api.md', '### Rotating a key: roll, verify, delete');
+
+    /** Runs the docs' commands; the integration sends `during` with the key it holds at each sleep. */
+    async function rotate(straggler: boolean) {
+      let now = new Date('2030-06-10T12:30:00.000Z').getTime();
+      jest.spyOn(clock, 'now').mockImplementation(() => new Date(now));
+      const region = await newRegion(t);
+      // The integration the key is for, before the rotation.
+      const integration = { 'user-agent': 'timetable-sync/2.4' };
+      for (let i = 0; i < 5; i++) await me(t, region.key, integration, '203.0.113.7');
+      await t.app.get(KeyUsageCounter).flush();
+      let newKey: string | undefined;
+      const send = async ({ method, url, headers, payload }: SentRequest): Promise<Answer> => {
+        const res = await t.request({ method: method, url, headers, payload });
+        if (url.endsWith('/roll')) newKey = res.json<{ key: string }>().key;
+        return { statusCode: res.statusCode, body: res.body };
+      };
+      const results = await runWalkthrough(steps, {
+        vars: { KEY: region.key },
+        send,
+        sleep: async (seconds) => {
+          // The hour waited: the deployment sends the new key, a forgotten one the old key.
+          for (let i = 0; i < 3; i++) await me(t, newKey!, integration, '203.0.113.7');
+          if (straggler) await me(t, region.key, { 'user-agent': 'forgotten-cron/1' }, '198.51.100.4');
+          now += seconds * 1000;
+          await t.app.get(KeyUsageCounter).flush();
+        },
+      });
+      return { region, results, newKey: newKey! };
+    }
+
+    const usageReads = (results: Awaited<ReturnType<typeof rotate>>['results']) =>
+      results
+        .filter((r) => r.request.url.includes('/usage?granularity=hour'))
+        .map((r) =>
+          JSON.parse(r.answer.body).data.reduce((sum: number, b: { requests: number }) => sum + b.requests, 0),
+        );
+
+    it('rolls, checks the deployed key, sees the old key quiet between two reads, and deletes it', async () => {
+      const { region, results, newKey } = await rotate(false);
+      expect(results.map((r) => `${r.request.method} ${r.answer.statusCode}`)).toEqual([
+        'GET 200',
+        'POST 201',
+        'GET 200',
+        'GET 200',
+        'GET 200',
+        'GET 200',
+        'DELETE 204',
+      ]);
+      const current = JSON.parse(results[2].answer.body);
+      expect(current.id).not.toBe(region.keyId);
+      expect(JSON.parse(results[1].answer.body)).toMatchObject({ id: current.id, replaces: { id: region.keyId } });
+      const clients = JSON.parse(results[3].answer.body).data;
+      expect(clients.find((c: { userAgent: string }) => c.userAgent === 'timetable-sync/2.4')?.requests).toBe(5);
+      // Five by the integration, the /current and the roll sent with the old key.
+      expect(usageReads(results)).toEqual([7, 7]);
+      expectProblem(await get(t, region.key, '/auth/region/api-keys/current'), 401, 'unauthenticated');
+      expect((await get(t, newKey, '/auth/region/api-keys/current')).statusCode).toBe(200);
+    });
+
+    it('shows the count growing between the two reads while something still sends the old key', async () => {
+      const { results } = await rotate(true);
+      const [before, after] = usageReads(results);
+      expect(after).toBe(before + 1);
     });
   });
 });
