@@ -159,6 +159,12 @@ export async function exercise({ anyone, client, regionApiKey }: ClientContext):
     'each client has its requests and times',
   );
   await expectProblem(
+    anyone.GET('/auth/region/api-keys/{id}/clients', { params: { path: { id: first.id } } }),
+    401,
+    'unauthenticated',
+    'clients without a key',
+  );
+  await expectProblem(
     admin.GET('/auth/region/api-keys/{id}/clients', { params: { path: { id: UNKNOWN_KEY_ID } } }),
     404,
     'not-found',
