@@ -74,8 +74,9 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
       this.hourEnd = this.hour + 3_600_000;
     }
     this.add(this.hour, apiKeyId, 1);
-    const client = { apiKeyId, address: address.slice(0, 64), userAgent: userAgentOf(userAgent) };
-    this.addClient({ ...client, firstSeenAt: now, lastSeenAt: now, requests: 1 });
+    // The address as stored (varchar(64)); the proxy settings have already made it one address.
+    const seen = { address: address.slice(0, 64), userAgent: userAgentOf(userAgent) };
+    this.addClient({ apiKeyId, ...seen, firstSeenAt: now, lastSeenAt: now, requests: 1 });
   }
 
   /** This instance's counts of a key not yet written, by day. */
