@@ -319,18 +319,21 @@ describe('rotation', () => {
       });
       expect(rolled.statusCode).toBe(201);
       const fresh = rolled.json<{ id: string; key: string; tokenPreview: string }>();
+      // Until it stops, the old key still answers as itself, with the time it stops.
+      const asOld = await get(t, region.key, '/auth/region/api-keys/current');
+      expect(asOld.json()).toMatchObject({ id: region.keyId, revokesAt: '2030-06-10T13:30:00.000Z' });
       const events = (await get(t, fresh.key, '/auth/region/events?limit=2')).json().data;
-      const [created, old] = events;
+      const [created, rolledEvent] = events;
       expect(created).toMatchObject({
         type: 'api_key.created',
         apiKey: { id: fresh.id, replaces: { id: region.keyId } },
       });
       expect(created.apiKey.replacedBy).toBeUndefined();
-      expect(old).toMatchObject({
+      expect(rolledEvent).toMatchObject({
         type: 'api_key.rolled',
         apiKey: { id: region.keyId, replacedBy: { id: fresh.id, tokenPreview: fresh.tokenPreview } },
       });
-      expect(old.apiKey.replaces).toBeUndefined();
+      expect(rolledEvent.apiKey.replaces).toBeUndefined();
       // A plain create replaces nothing.
       await createKey(t, fresh.key);
       const [plain] = (await get(t, fresh.key, '/auth/region/events?limit=1')).json().data;
