@@ -380,9 +380,31 @@ const OPERATIONS = [
       await call(
         'GET /auth/region/api-keys/{id}/usage',
         [200],
-        `/auth/region/api-keys/${pick(keys).id}/usage?days=${1 + Math.floor(Math.random() * 90)}`,
+        `/auth/region/api-keys/${pick(keys).id}/usage?${
+          Math.random() < 0.25 ? 'granularity=hour' : `days=${1 + Math.floor(Math.random() * 90)}`
+        }`,
         { apiKey: k.key },
       );
+      release(k);
+    },
+  ],
+  [
+    1,
+    'GET /auth/region/api-keys/{id}/clients',
+    async () => {
+      const k = use(pick(keys));
+      await call('GET /auth/region/api-keys/{id}/clients', [200], `/auth/region/api-keys/${pick(keys).id}/clients`, {
+        apiKey: k.key,
+      });
+      release(k);
+    },
+  ],
+  [
+    1,
+    'GET /auth/region/api-keys/current',
+    async () => {
+      const k = use(pick(keys));
+      await call('GET /auth/region/api-keys/current', [200], '/auth/region/api-keys/current', { apiKey: k.key });
       release(k);
     },
   ],

@@ -49,7 +49,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, API_KEY_STRATEGY)
       throw new InvalidApiKeyError();
     }
     this.counters.apiKeyAuthenticated('success');
-    this.usage.count(principal.apiKeyId);
+    this.usage.count(principal.apiKeyId, request.ip, request.headers['user-agent']);
     return principal;
   }
 

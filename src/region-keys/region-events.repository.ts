@@ -16,7 +16,8 @@ export type RegionEventType = (typeof REGION_EVENT_TYPES)[number];
 export type EventActor = { type: 'api_key'; apiKeyId: string; tokenPreview: string } | { type: 'operator' };
 
 /**
- * The key a change acted on; `revokesAt` only on `api_key.rolled`, when the old key stops;
+ * The key a change acted on; `revokesAt` only on `api_key.rolled`, when the old key stops,
+ * with `replacedBy`, the new key; `replaces` on the new key's `api_key.created`, the old key;
  * `grant` on the events that create or roll a key: what it may do, and from where;
  * `expiresAt` on the events that create, roll or update a key that expires.
  */
@@ -26,6 +27,8 @@ export interface EventApiKey {
   revokesAt?: Date;
   expiresAt?: Date;
   grant?: { permissions: string[]; allowedCidrs: string[] | null };
+  replacedBy?: { id: string; tokenPreview: string };
+  replaces?: { id: string };
 }
 
 /** What an api_key.updated set, by field, with the new values (timestamps as ISO strings). */
@@ -72,12 +75,15 @@ interface RegionEventRow {
   apiKeyPermissions: string[] | null;
   apiKeyAllowedCidrs: string[] | null;
   apiKeyExpiresAt: Date | null;
+  apiKeyReplacedById: string | null;
+  apiKeyReplacedByTokenPreview: string | null;
+  apiKeyReplacesId: string | null;
   changes: KeyChanges | null;
   clientAddress: string | null;
   requestId: string | null;
 }
 
-const COLUMNS = 16;
+const COLUMNS = 19;
 
 /**
  * The region's audit trail (region_events): rows are only inserted, in the transaction of
@@ -105,14 +111,17 @@ export class RegionEventsRepository {
       event.apiKey.grant?.permissions ?? null,
       event.apiKey.grant?.allowedCidrs ?? null,
       event.apiKey.expiresAt ?? null,
+      event.apiKey.replacedBy?.id ?? null,
+      event.apiKey.replacedBy?.tokenPreview ?? null,
+      event.apiKey.replaces?.id ?? null,
       event.changes === undefined ? null : JSON.stringify(event.changes),
       event.clientAddress,
       event.requestId,
     ]);
     await managerOf(tx).query(
       `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, actor_api_key_id, actor_token_preview,
-         api_key_id, api_key_token_preview, api_key_revokes_at, api_key_permissions, api_key_allowed_cidrs, api_key_expires_at, changes,
-         client_address, request_id)
+         api_key_id, api_key_token_preview, api_key_revokes_at, api_key_permissions, api_key_allowed_cidrs, api_key_expires_at,
+         api_key_replaced_by_id, api_key_replaced_by_token_preview, api_key_replaces_id, changes, client_address, request_id)
        VALUES ${placeholders.join(', ')}`,
       values,
     );
@@ -136,7 +145,9 @@ export class RegionEventsRepository {
       `SELECT id, seq, type, occurred_at AS "occurredAt", actor_type AS "actorType", actor_api_key_id AS "actorApiKeyId",
               actor_token_preview AS "actorTokenPreview", api_key_id AS "apiKeyId", api_key_token_preview AS "apiKeyTokenPreview",
               api_key_revokes_at AS "apiKeyRevokesAt", api_key_permissions AS "apiKeyPermissions",
-              api_key_allowed_cidrs AS "apiKeyAllowedCidrs", api_key_expires_at AS "apiKeyExpiresAt", changes,
+              api_key_allowed_cidrs AS "apiKeyAllowedCidrs", api_key_expires_at AS "apiKeyExpiresAt",
+              api_key_replaced_by_id AS "apiKeyReplacedById", api_key_replaced_by_token_preview AS "apiKeyReplacedByTokenPreview",
+              api_key_replaces_id AS "apiKeyReplacesId", changes,
               client_address AS "clientAddress", request_id AS "requestId"
          FROM region_events
         WHERE region_id = $1 ${after ? 'AND (occurred_at, seq) < ($3, $4)' : ''}
@@ -161,6 +172,10 @@ export class RegionEventsRepository {
         ...(row.apiKeyPermissions
           ? { grant: { permissions: row.apiKeyPermissions, allowedCidrs: row.apiKeyAllowedCidrs } }
           : {}),
+        ...(row.apiKeyReplacedById
+          ? { replacedBy: { id: row.apiKeyReplacedById, tokenPreview: row.apiKeyReplacedByTokenPreview! } }
+          : {}),
+        ...(row.apiKeyReplacesId ? { replaces: { id: row.apiKeyReplacesId } } : {}),
       },
       ...(row.changes ? { changes: row.changes } : {}),
       clientAddress: row.clientAddress,

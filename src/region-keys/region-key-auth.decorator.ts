@@ -20,6 +20,7 @@ import { ApiKeyStrategy } from './api-key.strategy';
 import type { Permission } from './permissions';
 import {
   ADDRESS_NOT_ALLOWED,
+  AddressNotAllowedError,
   INSUFFICIENT_PERMISSION,
   InvalidApiKeyError,
   missingPermission,
@@ -27,6 +28,9 @@ import {
 import type { ChangeOrigin, RegionPrincipal } from './region-keys.types';
 
 const REQUIRED_PERMISSION = 'regionKeyPermission';
+/** What a route declares that any valid key of the region may call, whatever it holds. */
+export const ANY_PERMISSION = 'any';
+type RequiredPermission = Permission | typeof ANY_PERMISSION;
 /** Fastify route config of the routes @RegionKeyAuth marks: see UnusableKeyRefusal. */
 const REGION_KEY_ROUTE = 'regionKeyRoute';
 
@@ -56,7 +60,7 @@ export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const required = this.reflector.get<Permission | undefined>(REQUIRED_PERMISSION, context.getHandler());
+    const required = this.reflector.get<RequiredPermission | undefined>(REQUIRED_PERMISSION, context.getHandler());
     if (!required) {
       this.logger.error(
         `${context.getClass().name}.${context.getHandler().name} declares no region key permission; refused`,
@@ -67,7 +71,7 @@ export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
     const request = http.getRequest<{ user?: RegionPrincipal }>();
     const principal = await authenticateWith<RegionPrincipal>([this.strategy], request, http.getResponse());
     if (!principal) throw new InvalidApiKeyError();
-    if (!principal.permissions.includes(required)) throw missingPermission(required);
+    if (required !== ANY_PERMISSION && !principal.permissions.includes(required)) throw missingPermission(required);
     request.user = principal;
     return true;
   }
@@ -104,15 +108,16 @@ export class UnusableKeyRefusal {
 }
 
 /** The permission a route declares with @RegionKeyAuth (for the route-policy table). */
-export const requiredPermissionOf = (handler: object): Permission | undefined =>
-  Reflect.getMetadata(REQUIRED_PERMISSION, handler) as Permission | undefined;
+export const requiredPermissionOf = (handler: object): RequiredPermission | undefined =>
+  Reflect.getMetadata(REQUIRED_PERMISSION, handler) as RequiredPermission | undefined;
 
 /**
- * The route requires a region API key (X-API-Key) that holds `permission`; the caller acts
- * for that key's region. One per route: `@RegionKeyAuth('keys:write')`. Declares the 401, the
- * 403 of a missing permission (and `x-required-permission`) and the 503.
+ * The route requires a region API key (X-API-Key) that holds `permission` (`'any'`: any valid
+ * key); the caller acts for that key's region. One per route: `@RegionKeyAuth('keys:write')`.
+ * Declares the 401, the 403 of a missing permission or address (and `x-required-permission`)
+ * and the 503.
  */
-export const RegionKeyAuth = (permission: Permission): MethodDecorator =>
+export const RegionKeyAuth = (permission: RequiredPermission): MethodDecorator =>
   authPolicy('region-api-key', {
     guard: ApiKeyAuthGuard,
     schemes: [API_KEY_SECURITY_SCHEME],
@@ -121,13 +126,19 @@ export const RegionKeyAuth = (permission: Permission): MethodDecorator =>
       withRouteConfig({ [REGION_KEY_ROUTE]: true }),
       ApiExtension('x-required-permission', permission),
       ApiProblems(
-        {
-          types: [INSUFFICIENT_PERMISSION, ADDRESS_NOT_ALLOWED],
-          description:
-            `The key does not hold the ${permission} permission (\`insufficient-permission\`), or is used from an ` +
-            'address outside its allowedCidrs (`address-not-allowed`).',
-          examples: [() => missingPermission(permission)],
-        },
+        permission === ANY_PERMISSION
+          ? {
+              types: [ADDRESS_NOT_ALLOWED],
+              description: 'The key is used from an address outside its allowedCidrs.',
+              examples: [() => new AddressNotAllowedError()],
+            }
+          : {
+              types: [INSUFFICIENT_PERMISSION, ADDRESS_NOT_ALLOWED],
+              description:
+                `The key does not hold the ${permission} permission (\`insufficient-permission\`), or is used from an ` +
+                'address outside its allowedCidrs (`address-not-allowed`).',
+              examples: [() => missingPermission(permission)],
+            },
         {
           types: [UNAUTHENTICATED],
           description: 'Missing, malformed, unknown or revoked API key.',

@@ -59,7 +59,7 @@ export const API_KEY_ALREADY_ROLLED = defineProblemType({
   title: 'API key already rolled',
   meaning: 'The key was rolled before: it has a replacement and is scheduled to stop. A key is rolled once.',
   action:
-    "Roll the key that replaced it instead (its id is in the region's events), or delete this one to stop it now.",
+    "Roll the key that replaced it instead (its id is the `replacedBy.id` of this key's `api_key.rolled` in the region's events), or delete this one to stop it now.",
   example: () => new ApiKeyAlreadyRolledError(new Date('2026-11-22T11:15:00.000Z')),
 });
 

@@ -4,6 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { IdempotencyModule } from '../common/idempotency';
 import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
+import { CurrentKeyController } from './current-key.controller';
 import { InitialRegion } from './initial-region';
 import { KeyExpiryMetric } from './key-expiry-metric';
 import { KeyUsageController } from './key-usage/key-usage.controller';
@@ -24,7 +25,7 @@ import { RegionKeysSettings } from './region-keys.settings';
  */
 @Module({
   imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],
-  controllers: [RegionKeysController, KeyUsageController, RegionEventsController],
+  controllers: [RegionKeysController, CurrentKeyController, KeyUsageController, RegionEventsController],
   providers: [
     RegionKeysRepository,
     RegionEventsRepository,

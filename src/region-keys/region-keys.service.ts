@@ -181,9 +181,10 @@ export class RegionKeysService {
         allowedCidrs,
         expiresAt,
       });
+      // Each event names the other key, so either leads to the other.
       await this.record(tx, regionId, now, origin, [
-        ['api_key.rolled', { ...grantOf(old), revokesAt }],
-        ['api_key.created', grantOf(issued.apiKey)],
+        ['api_key.rolled', { ...grantOf(old), revokesAt, replacedBy: keyOf(issued.apiKey) }],
+        ['api_key.created', { ...grantOf(issued.apiKey), replaces: { id: old.id } }],
       ]);
       return { ...issued, replaces: { id: old.id, revokesAt } };
     });

@@ -87,11 +87,13 @@ const KNOWLEDGE: Record<string, RouteKnowledge> = {
   'GET /problems/:slug': {},
   'GET /auth/regions/me': {},
   'POST /auth/region/api-keys': {},
+  'GET /auth/region/api-keys/current': {},
   'GET /auth/region/api-keys/:id': { params: keyIds },
   'PATCH /auth/region/api-keys/:id': { params: keyIds },
   'DELETE /auth/region/api-keys/:id': { params: keyIds },
   'POST /auth/region/api-keys/:id/roll': { params: keyIds },
   'GET /auth/region/api-keys/:id/usage': { params: keyIds },
+  'GET /auth/region/api-keys/:id/clients': { params: keyIds },
   'GET /auth/region/events': {},
   'POST /user/signup': {
     validBody: () => fc.record({ email: fc.uuid().map((u) => `${u}@example.com`), password: canary }),

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { openDatabase } from '../../src/database/data-source';
 import { KeyRollAndRegionEvents1763900000000 } from '../../src/region-keys/migrations/1763900000000-key-roll-and-region-events';
 import { KeyPermissionsAndAllowlists1764100000000 } from '../../src/region-keys/migrations/1764100000000-key-permissions-and-allowlists';
+import { KeyClientsAndHourlyUsage1764700000000 } from '../../src/region-keys/migrations/1764700000000-key-clients-and-hourly-usage';
 import { runProcess } from '../support/processes';
 import { createPersistentTestDatabase, createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -95,6 +96,8 @@ it('shows without migrating, runs, reverts the last migration and runs it again,
 describe('a rollback never makes a key more powerful', () => {
   it('refuses to revert the key expiry while an unexpired key has one, and revokes expired keys as of their expiry', async () => {
     expect((await migration('run', database.env)).code).toBe(0);
+    // The migrations after it restrict no key: each reverts on its own.
+    expect((await migration('revert', database.env)).stdout).toBe('Reverted: KeyClientsAndHourlyUsage1764700000000\n');
     const all = await appliedMigrations(database.env);
     expect(all.at(-1)).toBe('KeyExpiryAndUpdates1764600000000');
     const regionId = randomUUID();
@@ -162,4 +165,41 @@ describe('a rollback never makes a key more powerful', () => {
       await migrated.drop();
     }
   });
+});
+
+it("reverts key clients and hourly usage without touching the events' links, and runs again", async () => {
+  const migrated = await createTestDatabase();
+  try {
+    await onDatabase(migrated.env, async (db) => {
+      const regionId = randomUUID();
+      const [oldKey, newKey] = [await insertKey(db, regionId), await insertKey(db, regionId)];
+      await db.query(
+        `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, api_key_id, api_key_token_preview,
+           api_key_replaced_by_id, api_key_replaced_by_token_preview)
+         VALUES ($1, $2, 'api_key.rolled', now(), 'operator', $3, 'rk_old', $4, 'rk_new')`,
+        [randomUUID(), regionId, oldKey, newKey],
+      );
+      const runner = db.createQueryRunner();
+      await runner.startTransaction();
+      try {
+        const migration = new KeyClientsAndHourlyUsage1764700000000();
+        await migration.down(runner);
+        const [{ tables }] = await runner.query(
+          `SELECT count(*)::int AS tables FROM pg_tables WHERE tablename IN ('api_key_clients', 'api_key_hourly_usage')`,
+        );
+        expect(tables).toBe(0);
+        await migration.up(runner);
+        const links = await runner.query(
+          'SELECT api_key_replaced_by_id AS id, api_key_replaced_by_token_preview AS preview FROM region_events WHERE api_key_id = $1',
+          [oldKey],
+        );
+        expect(links).toEqual([{ id: newKey, preview: 'rk_new' }]);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    });
+  } finally {
+    await migrated.drop();
+  }
 });

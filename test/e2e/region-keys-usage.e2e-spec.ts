@@ -74,7 +74,8 @@ describe('per-key usage', () => {
     for (let i = 0; i < 3; i++) expect((await me(t, other.key)).statusCode).toBe(200);
     // A refused key is not an authenticated request.
     expect((await me(t, 'rk_not-a-key-at-all')).statusCode).toBe(401);
-    expect(recorded.statements.filter((sql) => /api_key_usage/.test(sql))).toEqual([]);
+    // Nor of the hourly counts or the clients.
+    expect(recorded.statements.filter((sql) => /api_key_(usage|hourly_usage|clients)/.test(sql))).toEqual([]);
     expect(await storedRows(t, region.keyId)).toEqual([{ day: today, requests: 1 }]);
     expect(await storedRows(t, other.id)).toEqual([]);
 
@@ -202,7 +203,7 @@ describe('per-key usage', () => {
     jest.spyOn(repository, 'addCounts').mockRejectedValueOnce(new Error('connection terminated unexpectedly'));
     await t.app.get(KeyUsageCounter).flush();
     expect(t.logs.slice(firstLog).join('\n')).toMatch(
-      /Could not write the usage of \d+ API key-days; kept for the next try/,
+      /Could not write the usage of \d+ API key-hours; kept for the next try/,
     );
     expect(await storedRows(t, region.keyId)).toEqual([]);
     await me(t, region.key);

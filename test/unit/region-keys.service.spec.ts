@@ -221,7 +221,7 @@ describe(RegionKeysService.name, () => {
       );
     });
 
-    it('records the roll on the old key (with its revokesAt) and the creation of the new key, in the same transaction', async () => {
+    it('records the roll on the old key (with its revokesAt and replacement) and the creation of the new key (with the key it replaces), in the same transaction', async () => {
       const old = newKey(region.id);
       repository.findActiveKeyInRegion.mockResolvedValue(old);
       repository.countActiveKeys.mockResolvedValue(1);
@@ -239,6 +239,7 @@ describe(RegionKeysService.name, () => {
             tokenPreview: old.tokenPreview,
             revokesAt: new Date(NOW.getTime() + 60_000),
             grant: { permissions: old.permissions, allowedCidrs: null },
+            replacedBy: { id: rolled.apiKey.id, tokenPreview: rolled.apiKey.tokenPreview },
           },
           actor: callerOf(caller).actor,
         },
@@ -248,6 +249,7 @@ describe(RegionKeysService.name, () => {
             id: rolled.apiKey.id,
             tokenPreview: rolled.apiKey.tokenPreview,
             grant: { permissions: ['region:read', 'keys:write'], allowedCidrs: null },
+            replaces: { id: old.id },
           },
           actor: callerOf(caller).actor,
         },

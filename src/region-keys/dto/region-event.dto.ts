@@ -54,6 +54,23 @@ export class OperatorActorDto {
   type: 'operator';
 }
 
+@ApiSchema({ name: 'RegionEventReplacedBy', description: 'The key that replaces a rolled key.' })
+export class RegionEventReplacedByDto {
+  /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
+  @ApiUuid()
+  id: string;
+
+  /** @example rk_8Hm2P…Qz3W */
+  tokenPreview: string;
+}
+
+@ApiSchema({ name: 'RegionEventReplaces', description: 'The key a new key replaces (the one rolled).' })
+export class RegionEventReplacesDto {
+  /** @example 0b8f5f0e-6a51-4c39-9d3c-4f5c1e0f2a11 */
+  @ApiUuid()
+  id: string;
+}
+
 @ApiSchema({ name: 'RegionEventApiKey' })
 export class RegionEventApiKeyDto {
   /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
@@ -90,6 +107,12 @@ export class RegionEventApiKeyDto {
    * @example ['203.0.113.0/24']
    */
   allowedCidrs?: string[] | null;
+
+  /** Only on `api_key.rolled` (of rolls recorded since events link keys): the key that replaces this one. */
+  replacedBy?: RegionEventReplacedByDto;
+
+  /** Only on the `api_key.created` of a roll (since events link keys): the key this one replaces. */
+  replaces?: RegionEventReplacesDto;
 }
 
 @ApiSchema({

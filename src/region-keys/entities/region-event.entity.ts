@@ -69,6 +69,17 @@ export class RegionEvent {
   @Column({ name: 'api_key_expires_at', type: 'timestamptz', nullable: true })
   apiKeyExpiresAt: Date | null;
 
+  /** On a roll's api_key.rolled: the key that replaces the one rolled. */
+  @Column({ name: 'api_key_replaced_by_id', type: 'uuid', nullable: true })
+  apiKeyReplacedById: string | null;
+
+  @Column({ name: 'api_key_replaced_by_token_preview', type: 'varchar', length: 32, nullable: true })
+  apiKeyReplacedByTokenPreview: string | null;
+
+  /** On a roll's api_key.created: the key the new one replaces. */
+  @Column({ name: 'api_key_replaces_id', type: 'uuid', nullable: true })
+  apiKeyReplacesId: string | null;
+
   /** On api_key.updated: the fields the change set, with their new values. */
   @Column({ type: 'jsonb', nullable: true })
   changes: Record<string, unknown> | null;

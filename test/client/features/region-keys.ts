@@ -126,6 +126,50 @@ export async function exercise({ anyone, client, regionApiKey }: ClientContext):
     usage.data.length === 7 && usage.data.every((day) => Number.isInteger(day.requests)),
     'one count for each of 7 days',
   );
+  const hourly = await expectData(
+    admin.GET('/auth/region/api-keys/{id}/usage', {
+      params: { path: { id: reader.id }, query: { granularity: 'hour' } },
+    }),
+    200,
+    'hourly usage of the read-only key',
+  );
+  check(
+    hourly.data.length === 168 && hourly.data.every((bucket) => 'hour' in bucket && bucket.requests >= 0),
+    'one count for each of 168 hours',
+  );
+  await expectProblem(
+    admin.GET('/auth/region/api-keys/{id}/usage', {
+      // @ts-expect-error: the document lists the granularities; a careless client sends another
+      params: { path: { id: reader.id }, query: { granularity: 'minute' } },
+    }),
+    400,
+    'validation',
+    'usage by the minute',
+  );
+  const current = await expectData(asReader.GET('/auth/region/api-keys/current'), 200, 'the read-only key itself');
+  check(current.id === reader.id && current.permissions.join() === 'region:read', 'the current key is the caller');
+  await expectProblem(anyone.GET('/auth/region/api-keys/current'), 401, 'unauthenticated', 'current without a key');
+  const clients = await expectData(
+    admin.GET('/auth/region/api-keys/{id}/clients', { params: { path: { id: first.id } } }),
+    200,
+    'clients of the first key',
+  );
+  check(
+    clients.data.length <= 100 && clients.data.every((c) => c.requests >= 1 && c.firstSeenAt <= c.lastSeenAt),
+    'each client has its requests and times',
+  );
+  await expectProblem(
+    anyone.GET('/auth/region/api-keys/{id}/clients', { params: { path: { id: first.id } } }),
+    401,
+    'unauthenticated',
+    'clients without a key',
+  );
+  await expectProblem(
+    admin.GET('/auth/region/api-keys/{id}/clients', { params: { path: { id: UNKNOWN_KEY_ID } } }),
+    404,
+    'not-found',
+    'clients of an unknown key',
+  );
   await expectProblem(
     admin.GET('/auth/region/api-keys/{id}/usage', { params: { path: { id: reader.id }, query: { days: 0 } } }),
     400,

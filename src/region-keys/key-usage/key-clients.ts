@@ -1,0 +1,30 @@
+/** The longest user agent kept, in characters; the rest is cut. */
+export const MAX_USER_AGENT_LENGTH = 200;
+
+/** One client (address and user agent) of a key, as counted in memory and stored. */
+export interface ClientCount {
+  apiKeyId: string;
+  address: string;
+  /** '' when the client sent none. */
+  userAgent: string;
+  firstSeenAt: number;
+  lastSeenAt: number;
+  requests: number;
+}
+
+// Control characters (C0, DEL, C1) could rewrite an operator's terminal, and PostgreSQL
+// refuses NUL: each is shown as U+FFFD instead.
+const CONTROL = /\p{Cc}/u;
+const CONTROLS = /\p{Cc}/gu;
+
+/**
+ * A user agent header as stored: control characters replaced, cut at 200 characters (not in
+ * the middle of one), '' when absent. Runs per request: long and clean headers cost one test.
+ */
+export function userAgentOf(header: string | string[] | undefined): string {
+  const value = typeof header === 'string' ? header : (header?.[0] ?? '');
+  // 200 characters are at most 400 UTF-16 units: a huge header is never copied whole.
+  let cut = value.length > MAX_USER_AGENT_LENGTH ? value.slice(0, 2 * MAX_USER_AGENT_LENGTH) : value;
+  if (cut.length > MAX_USER_AGENT_LENGTH) cut = Array.from(cut).slice(0, MAX_USER_AGENT_LENGTH).join('');
+  return CONTROL.test(cut) ? cut.replace(CONTROLS, '\uFFFD') : cut;
+}
