@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 
 import { IdempotencyModule } from '../common/idempotency';
+import { RateLimitModule } from '../common/rate-limit';
 import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
 import { KeyExpiryMetric } from './key-expiry-metric';
+import { KeyRateLimiter } from './key-rate-limiter';
 import { KeyUsageController } from './key-usage/key-usage.controller';
 import { KeyUsageModule } from './key-usage/key-usage.module';
 import { RegionEventsController } from './region-events.controller';
@@ -23,7 +25,13 @@ import { RegionKeysSettings } from './region-keys.settings';
  * (see there).
  */
 @Module({
-  imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],
+  imports: [
+    ConfigModule.forFeature(RegionKeysSettings),
+    PassportModule,
+    KeyUsageModule,
+    IdempotencyModule,
+    RateLimitModule,
+  ],
   controllers: [RegionKeysController, KeyUsageController, RegionEventsController],
   providers: [
     RegionKeysRepository,
@@ -33,6 +41,7 @@ import { RegionKeysSettings } from './region-keys.settings';
     UnusableKeyRefusal,
     InitialRegion,
     KeyExpiryMetric,
+    KeyRateLimiter,
   ],
   // UnusableKeyRefusal: its preHandler is on the HTTP edge, which createApp builds.
   exports: [RegionKeysService, UnusableKeyRefusal],

@@ -13,7 +13,7 @@ import {
   LastApiKeyError,
   RegionNotFoundError,
 } from '../../src/region-keys/region-keys.errors';
-import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
+import { type ApiKeyRecord, RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
 import type { RegionKeysSettings } from '../../src/region-keys/region-keys.settings';
 import { type ChangeOrigin } from '../../src/region-keys/region-keys.types';
@@ -43,7 +43,10 @@ function newRegionKeysServiceTest() {
 
 const newRegion = (): Region => Object.assign(new Region(), { id: randomUUID(), name: 'North' });
 
-const newKey = (regionId: string, revokesAt: Date | null = null): ApiKey =>
+/** A key row as the repository answers it: the entity's columns, its rate limit as one value. */
+type KeyRow = ApiKey & ApiKeyRecord;
+
+const newKey = (regionId: string, revokesAt: Date | null = null): KeyRow =>
   Object.assign(new ApiKey(), {
     id: randomUUID(),
     regionId,
@@ -57,9 +60,10 @@ const newKey = (regionId: string, revokesAt: Date | null = null): ApiKey =>
     expiresAt: null,
     permissions: ['region:read', 'keys:write'],
     allowedCidrs: null,
+    rateLimit: null,
   });
 
-const callerOf = (key: ApiKey): ChangeOrigin => ({
+const callerOf = (key: KeyRow): ChangeOrigin => ({
   actor: { type: 'api_key', apiKeyId: key.id, tokenPreview: key.tokenPreview },
   clientAddress: '203.0.113.7',
   requestId: 'req-1',
@@ -72,7 +76,7 @@ describe(RegionKeysService.name, () => {
   let clock: { now: jest.Mock<Date, []> };
   let tx: unknown;
   let region: Region;
-  let caller: ApiKey;
+  let caller: KeyRow;
 
   beforeEach(() => {
     ({ sut, repository, events, clock, tx } = newRegionKeysServiceTest());
@@ -171,6 +175,7 @@ describe(RegionKeysService.name, () => {
         lastUsedAt: new Date(),
         permissions: own.permissions,
         allowedCidrs: null,
+        rateLimit: null,
         region,
         apiKeys: [own],
       });
@@ -196,7 +201,7 @@ describe(RegionKeysService.name, () => {
   });
 
   describe('rollKey', () => {
-    const roll = (key: ApiKey, revokeOldAfterSeconds: number, description?: string | null) =>
+    const roll = (key: KeyRow, revokeOldAfterSeconds: number, description?: string | null) =>
       sut.rollKey(region.id, key.id, { description, revokeOldAfterSeconds }, callerOf(caller));
 
     it('schedules the old key to stop after the given time and issues a permanent key with its description', async () => {
@@ -311,10 +316,9 @@ describe(RegionKeysService.name, () => {
       repository.findActiveKeyInRegion.mockResolvedValue(old);
       repository.countActiveKeys.mockResolvedValue(1);
 
-      await sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), [
-        'region:read',
-        'keys:write',
-      ]);
+      await sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), {
+        permissions: ['region:read', 'keys:write'],
+      });
 
       expect(repository.insertKey).toHaveBeenCalledWith(
         tx,
@@ -327,7 +331,9 @@ describe(RegionKeysService.name, () => {
       repository.findActiveKeyInRegion.mockResolvedValue(old);
       repository.countActiveKeys.mockResolvedValue(1);
 
-      const rolling = sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), ['keys:write']);
+      const rolling = sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), {
+        permissions: ['keys:write'],
+      });
 
       await expect(rolling).rejects.toMatchObject({ status: 403, message: expect.stringContaining('region:read') });
       expect(repository.scheduleRevocation).not.toHaveBeenCalled();
@@ -479,12 +485,12 @@ describe(RegionKeysService.name, () => {
   });
 
   describe('updateKey', () => {
-    const update = (key: ApiKey, patch: object, ifMatch?: string) =>
+    const update = (key: KeyRow, patch: object, ifMatch?: string) =>
       sut.updateKey(region.id, key.id, patch, { ifMatch }, callerOf(caller));
 
     beforeEach(() => {
       repository.updateKey.mockImplementation(async (_tx, id, changes) =>
-        Object.assign(newKey(region.id), { id }, changes),
+        Object.assign(newKey(region.id), { id }, changes as Partial<KeyRow>),
       );
     });
 
