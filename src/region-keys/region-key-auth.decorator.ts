@@ -25,6 +25,7 @@ import {
   INSUFFICIENT_PERMISSION,
   InvalidApiKeyError,
   missingPermission,
+  RATE_LIMIT_ABOVE_CALLER,
   tooManyKeyRequests,
 } from './region-keys.errors';
 import type { ChangeOrigin, RegionPrincipal } from './region-keys.types';
@@ -116,6 +117,13 @@ export class UnusableKeyRefusal {
 export const requiredPermissionOf = (handler: object): Permission | undefined =>
   Reflect.getMetadata(REQUIRED_PERMISSION, handler) as Permission | undefined;
 
+/** The 403 of a route that gives a key what the caller's key has. */
+const FASTER_RATE_LIMIT = {
+  types: [RATE_LIMIT_ABOVE_CALLER],
+  description:
+    'The key asked for would have a faster `rateLimit` than the key making the request (`rate-limit-above-caller`).',
+};
+
 /** Answers sent before the key is counted (no key accepted yet): no RateLimit headers. */
 const UNCOUNTED_STATUSES = new Set(['401', '408', '413', '415']);
 
@@ -138,9 +146,11 @@ const declareKeyRateLimitHeaders: MethodDecorator = (_target, key, descriptor) =
  * The route requires a region API key (X-API-Key) that holds `permission`; the caller acts
  * for that key's region. One per route: `@RegionKeyAuth('keys:write')`. Declares the 401, the
  * 403 of a missing permission (and `x-required-permission`), the 429 of the key's rate limit
- * and the 503, and the RateLimit headers on every answer after authentication.
+ * and the 503, and the RateLimit headers on every answer after authentication. `grants`: the
+ * route gives a key what the caller's key has (create, roll, PATCH), and declares the 403 of a
+ * faster rate limit than the caller's.
  */
-export const RegionKeyAuth = (permission: Permission): MethodDecorator =>
+export const RegionKeyAuth = (permission: Permission, { grants = false }: { grants?: boolean } = {}): MethodDecorator =>
   authPolicy('region-api-key', {
     guard: ApiKeyAuthGuard,
     schemes: [API_KEY_SECURITY_SCHEME],
@@ -163,6 +173,7 @@ export const RegionKeyAuth = (permission: Permission): MethodDecorator =>
         },
         UNAVAILABLE,
       ),
+      ...(grants ? [ApiProblems(FASTER_RATE_LIMIT)] : []),
       ApiTooManyRequests(
         "The key made all the requests its rate limit allows in this window (its rateLimit, or the region's default); see Retry-After.",
         () => tooManyKeyRequests({ name: API_KEY_POLICY, limit: 600, windowSeconds: 60 }, 42),

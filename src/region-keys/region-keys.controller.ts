@@ -67,7 +67,7 @@ export class RegionKeysController {
    * `allowedCidrs` (by default any address). To rotate a key, roll it instead (POST /auth/region/api-keys/{id}/roll).
    */
   @Post('region/api-keys')
-  @RegionKeyAuth('keys:write')
+  @RegionKeyAuth('keys:write', { grants: true })
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiOptionalBody(CreateApiKeyDto, 'A read-only key, usable from any address', READ_ONLY_KEY)
@@ -123,7 +123,7 @@ export class RegionKeysController {
    */
   @Patch('region/api-keys/:id')
   @AcceptsMergePatch()
-  @RegionKeyAuth('keys:write')
+  @RegionKeyAuth('keys:write', { grants: true })
   @ApiKeyId()
   @ConditionalChange(KEY_TAGS)
   @ApiConsumes('application/merge-patch+json', 'application/json')
@@ -184,7 +184,7 @@ export class RegionKeysController {
    * given.
    */
   @Post('region/api-keys/:id/roll')
-  @RegionKeyAuth('keys:write')
+  @RegionKeyAuth('keys:write', { grants: true })
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiKeyId({ description: 'The id of the key to replace (from GET /auth/regions/me).' })
