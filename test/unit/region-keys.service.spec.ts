@@ -11,6 +11,7 @@ import {
   ApiKeyLimitError,
   ApiKeyNotFoundError,
   LastApiKeyError,
+  RateLimitAboveCallerError,
   RegionNotFoundError,
 } from '../../src/region-keys/region-keys.errors';
 import { type ApiKeyRecord, RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
@@ -30,6 +31,7 @@ function newRegionKeysServiceTest() {
     MAX_API_KEYS_PER_REGION: KEY_LIMIT,
     API_KEY_LAST_USED_RESOLUTION_SECONDS: 60,
     API_KEY_MAX_LIFETIME_DAYS: 366,
+    regionKeyRateLimit: { requests: 600, perSeconds: 60 },
   } as RegionKeysSettings;
   const clock = { now: jest.fn(() => new Date(NOW)).mockName('clock.now') } satisfies Clock;
   return {
@@ -550,6 +552,75 @@ describe(RegionKeysService.name, () => {
       const result = update(key, { expiresAt: new Date(NOW.getTime() + ms).toISOString() });
       if (accepted) await expect(result).resolves.toBeDefined();
       else await expect(result).rejects.toMatchObject({ status: 400, errors: [{ field: 'expiresAt' }] });
+    });
+  });
+
+  describe('rate limits: a key never grants a faster rate than its own', () => {
+    const held = (rateLimit: { requests: number; perSeconds: number } | null) => ({
+      permissions: ['region:read', 'keys:write'] as const,
+      rateLimit,
+    });
+
+    beforeEach(() => {
+      repository.countActiveKeys.mockResolvedValue(1);
+    });
+
+    it("gives a new key the caller's own by default, null (the region default) included, and an operator's none", async () => {
+      await sut.createKey(region.id, {}, callerOf(caller), held({ requests: 5, perSeconds: 1 }));
+      await sut.createKey(region.id, {}, callerOf(caller), held(null));
+      await sut.createKey(region.id, {}, callerOf(caller));
+      const given = repository.insertKey.mock.calls.map(([, key]) => key.rateLimit);
+      expect(given).toEqual([{ requests: 5, perSeconds: 1 }, null, null]);
+    });
+
+    it('compares requests / perSeconds exactly, and refuses a faster one before locking anything', async () => {
+      const own = held({ requests: 1, perSeconds: 3 });
+      await sut.createKey(region.id, { rateLimit: { requests: 1200, perSeconds: 3600 } }, callerOf(caller), own);
+      const faster = sut.createKey(
+        region.id,
+        { rateLimit: { requests: 1201, perSeconds: 3600 } },
+        callerOf(caller),
+        own,
+      );
+      await expect(faster).rejects.toBeInstanceOf(RateLimitAboveCallerError);
+      // Null is the region default, 10 a second.
+      await expect(sut.createKey(region.id, { rateLimit: null }, callerOf(caller), own)).rejects.toBeInstanceOf(
+        RateLimitAboveCallerError,
+      );
+      expect(repository.lockRegion).toHaveBeenCalledTimes(1);
+      // An operator holds every rate.
+      await sut.createKey(region.id, { rateLimit: { requests: 100000, perSeconds: 1 } }, callerOf(caller));
+    });
+
+    it("refuses a roll that keeps an old key's faster limit, and keeps a slower one", async () => {
+      const old = Object.assign(newKey(region.id), { rateLimit: { requests: 11, perSeconds: 1 } });
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      const roll = (rateLimit?: { requests: number; perSeconds: number } | null) =>
+        sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60, rateLimit }, callerOf(caller), held(null));
+      await expect(roll()).rejects.toMatchObject({ message: expect.stringMatching(/^A roll keeps the old key's/) });
+      expect(repository.insertKey).not.toHaveBeenCalled();
+      await roll({ requests: 10, perSeconds: 1 });
+      expect(repository.insertKey).toHaveBeenCalledWith(
+        tx,
+        expect.objectContaining({ rateLimit: { requests: 10, perSeconds: 1 } }),
+      );
+    });
+
+    it('writes a PATCH of the limit only when it changes it', async () => {
+      const key = Object.assign(newKey(region.id), { rateLimit: { requests: 5, perSeconds: 1 } });
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      await sut.updateKey(
+        region.id,
+        key.id,
+        { rateLimit: { requests: 5, perSeconds: 1 } },
+        {},
+        callerOf(caller),
+        held(null),
+      );
+      expect(repository.updateKey).not.toHaveBeenCalled();
+      repository.updateKey.mockResolvedValue({ ...key, rateLimit: null });
+      await sut.updateKey(region.id, key.id, { rateLimit: null }, {}, callerOf(caller), held(null));
+      expect(repository.updateKey).toHaveBeenCalledWith(tx, key.id, { rateLimit: null }, NOW);
     });
   });
 });
