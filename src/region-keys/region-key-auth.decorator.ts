@@ -36,8 +36,9 @@ const REGION_KEY_ROUTE = 'regionKeyRoute';
 
 /**
  * Authenticates the key, counts the request against the key's rate limit, then checks the
- * permission the route declares with @RegionKeyAuth(permission). Deny by default here too: a route that has this guard by
- * other means, with no permission, is refused instead of being open to every key.
+ * permission the route declares with @RegionKeyAuth(permission). Deny by default here too: a
+ * route that has this guard by other means, with no permission, is refused instead of being
+ * open to every key.
  *
  * Nest makes the guard in the module of each controller that uses @RegionKeyAuth(), and that
  * module need not import RegionKeysModule: the strategy is not injected but found once, at
