@@ -89,6 +89,7 @@ const server = spawn(process.execPath, [...serve.flags, 'dist/src/main.js'], {
     SIGNUP_RATE_LIMIT: '100000000',
     LOGIN_FAILURE_LIMIT: '100000000',
     LOGIN_ADDRESS_FAILURE_LIMIT: '100000000',
+    REGION_KEY_RATE_LIMIT: '100000/1',
     SEED_SAMPLE_DATA: 'false',
   },
   stdio: ['ignore', 'pipe', 'pipe'],

@@ -37,6 +37,7 @@ export interface KeyChanges {
   permissions?: string[];
   allowedCidrs?: string[] | null;
   expiresAt?: string | null;
+  rateLimit?: { requests: number; perSeconds: number } | null;
 }
 
 export interface RegionEventRecord {

@@ -8,15 +8,17 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef, Reflector } from '@nestjs/core';
-import { ApiExtension } from '@nestjs/swagger';
-import type { FastifyRequest, preHandlerHookHandler } from 'fastify';
+import { ApiExtension, DECORATORS } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 
 import { API_KEY_SECURITY_SCHEME, authenticateWith, authPolicy } from '../common/auth';
 import { withRouteConfig } from '../common/http';
 import { ForbiddenError, sendDomainError, UNAUTHENTICATED, UNAVAILABLE } from '../common/problem';
+import { ApiTooManyRequests, RATE_LIMIT_HEADERS } from '../common/rate-limit';
 import { ApiProblems } from '../common/swagger';
 import { AppConfig } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
+import { API_KEY_POLICY, KeyRateLimiter } from './key-rate-limiter';
 import type { Permission } from './permissions';
 import {
   ADDRESS_NOT_ALLOWED,
@@ -24,6 +26,8 @@ import {
   INSUFFICIENT_PERMISSION,
   InvalidApiKeyError,
   missingPermission,
+  RATE_LIMIT_ABOVE_CALLER,
+  tooManyKeyRequests,
 } from './region-keys.errors';
 import type { ChangeOrigin, RegionPrincipal } from './region-keys.types';
 
@@ -35,9 +39,10 @@ type RequiredPermission = Permission | typeof ANY_PERMISSION;
 const REGION_KEY_ROUTE = 'regionKeyRoute';
 
 /**
- * Authenticates the key, then checks the permission the route declares with
- * @RegionKeyAuth(permission). Deny by default here too: a route that has this guard by
- * other means, with no permission, is refused instead of being open to every key.
+ * Authenticates the key, counts the request against the key's rate limit, then checks the
+ * permission the route declares with @RegionKeyAuth(permission). Deny by default here too: a
+ * route that has this guard by other means, with no permission, is refused instead of being
+ * open to every key.
  *
  * Nest makes the guard in the module of each controller that uses @RegionKeyAuth(), and that
  * module need not import RegionKeysModule: the strategy is not injected but found once, at
@@ -47,6 +52,7 @@ const REGION_KEY_ROUTE = 'regionKeyRoute';
 export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
   private readonly logger = new Logger(ApiKeyAuthGuard.name);
   private strategy!: ApiKeyStrategy;
+  private rateLimiter!: KeyRateLimiter;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -56,7 +62,9 @@ export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
 
   onModuleInit(): void {
     // An application context (the operator CLI) serves no routes, and need not hold RegionKeysModule.
-    if (this.adapterHost.httpAdapter) this.strategy = this.moduleRef.get(ApiKeyStrategy, { strict: false });
+    if (!this.adapterHost.httpAdapter) return;
+    this.strategy = this.moduleRef.get(ApiKeyStrategy, { strict: false });
+    this.rateLimiter = this.moduleRef.get(KeyRateLimiter, { strict: false });
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -71,6 +79,9 @@ export class ApiKeyAuthGuard implements CanActivate, OnModuleInit {
     const request = http.getRequest<{ user?: RegionPrincipal }>();
     const principal = await authenticateWith<RegionPrincipal>([this.strategy], request, http.getResponse());
     if (!principal) throw new InvalidApiKeyError();
+    // Counted as soon as the key is known: every answer from here on, a 403 or a 429 included,
+    // carries the key's RateLimit headers; a request no key was accepted for counts for none.
+    http.getResponse<FastifyReply>().headers(await this.rateLimiter.take(principal));
     if (required !== ANY_PERMISSION && !principal.permissions.includes(required)) throw missingPermission(required);
     request.user = principal;
     return true;
@@ -111,13 +122,43 @@ export class UnusableKeyRefusal {
 export const requiredPermissionOf = (handler: object): RequiredPermission | undefined =>
   Reflect.getMetadata(REQUIRED_PERMISSION, handler) as RequiredPermission | undefined;
 
+/** The 403 of a route that gives a key what the caller's key has. */
+const FASTER_RATE_LIMIT = {
+  types: [RATE_LIMIT_ABOVE_CALLER],
+  description:
+    'The key asked for would have a faster `rateLimit` than the key making the request (`rate-limit-above-caller`).',
+};
+
+/** Answers sent before the key is counted (no key accepted yet): no RateLimit headers. */
+const UNCOUNTED_STATUSES = new Set(['401', '408', '413', '415']);
+
+/**
+ * Declares the key's RateLimit headers on every answer of the operation sent once the key is
+ * counted: its success and the problems after authentication (all declared below @RegionKeyAuth).
+ */
+const declareKeyRateLimitHeaders: MethodDecorator = (_target, key, descriptor) => {
+  type Responses = Record<string, { headers?: Record<string, object> }>;
+  const responses = Reflect.getMetadata(DECORATORS.API_RESPONSE, descriptor.value as object) as Responses | undefined;
+  if (!Object.keys(responses ?? {}).some((status) => status.startsWith('2')))
+    throw new Error(`@RegionKeyAuth() on ${String(key)}: declare the success response below it`);
+  for (const [status, response] of Object.entries(responses!)) {
+    if (!UNCOUNTED_STATUSES.has(status)) response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
+  }
+  return descriptor;
+};
+
 /**
  * The route requires a region API key (X-API-Key) that holds `permission` (`'any'`: any valid
  * key); the caller acts for that key's region. One per route: `@RegionKeyAuth('keys:write')`.
- * Declares the 401, the 403 of a missing permission or address (and `x-required-permission`)
- * and the 503.
+ * Declares the 401, the 403 of a missing permission or address (and `x-required-permission`),
+ * the 429 of the key's rate limit and the 503, and the RateLimit headers on every answer after
+ * authentication. `grants`: the route gives a key what the caller's key has (create, roll,
+ * PATCH), and declares the 403 of a faster rate limit than the caller's.
  */
-export const RegionKeyAuth = (permission: RequiredPermission): MethodDecorator =>
+export const RegionKeyAuth = (
+  permission: RequiredPermission,
+  { grants = false }: { grants?: boolean } = {},
+): MethodDecorator =>
   authPolicy('region-api-key', {
     guard: ApiKeyAuthGuard,
     schemes: [API_KEY_SECURITY_SCHEME],
@@ -146,6 +187,12 @@ export const RegionKeyAuth = (permission: RequiredPermission): MethodDecorator =
         },
         UNAVAILABLE,
       ),
+      ...(grants ? [ApiProblems(FASTER_RATE_LIMIT)] : []),
+      ApiTooManyRequests(
+        "The key made all the requests its rate limit allows in this window (its rateLimit, or the region's default); see Retry-After.",
+        () => tooManyKeyRequests({ name: API_KEY_POLICY, limit: 600, windowSeconds: 60 }, 42),
+      ),
+      declareKeyRateLimitHeaders,
     ],
   });
 

@@ -7,6 +7,7 @@ import { AppConfig } from '../config';
 import { parseCidr } from './address-allowlist';
 import { generateApiKey } from './api-key-codec';
 import { RegionEventDto } from './dto/region-event.dto';
+import { formatRateLimit, type KeyRateLimit, parseRateLimit } from './key-rate-limit';
 import { type Permission, PERMISSIONS } from './permissions';
 import { RegionKeysModule } from './region-keys.module';
 import type { ApiKeyRecord } from './region-keys.repository';
@@ -52,6 +53,17 @@ function optionalExpiry(value: string | undefined): string | null {
   return value.trim();
 }
 
+/** `<requests>/<seconds>`, as REGION_KEY_RATE_LIMIT; none given: null, the region default. */
+function optionalRateLimit(value: string | undefined): KeyRateLimit | null {
+  if (value === undefined) return null;
+  const rateLimit = parseRateLimit(value.trim());
+  if (!rateLimit)
+    throw new UsageError(
+      '--rate-limit must be <requests>/<seconds>, such as 600/60: requests 1 to 100000, seconds 1 to 3600',
+    );
+  return rateLimit;
+}
+
 const keyOutput = (apiKey: ApiKeyRecord, key: string) => ({
   id: apiKey.id,
   key,
@@ -60,6 +72,7 @@ const keyOutput = (apiKey: ApiKeyRecord, key: string) => ({
   permissions: apiKey.permissions,
   allowedCidrs: apiKey.allowedCidrs,
   expiresAt: apiKey.expiresAt?.toISOString() ?? null,
+  rateLimit: apiKey.rateLimit,
 });
 
 /** A new key as text: shown only now. */
@@ -69,6 +82,7 @@ const newKeyLines = (apiKey: ApiKeyRecord, key: string) => [
   `Permissions: ${apiKey.permissions.join(', ')}`,
   `Allowed from: ${apiKey.allowedCidrs ? apiKey.allowedCidrs.join(', ') : 'any address'}`,
   `Expires:   ${apiKey.expiresAt ? apiKey.expiresAt.toISOString() : 'never'}`,
+  `Rate limit: ${apiKey.rateLimit ? formatRateLimit(apiKey.rateLimit) : 'the default (REGION_KEY_RATE_LIMIT)'}`,
   'The key is shown only now. Store it safely.',
 ];
 
@@ -98,6 +112,7 @@ const PERMISSION = { type: 'string', multiple: true } as const;
 const ALLOW_CIDR = { type: 'string', multiple: true } as const;
 const REGION = { type: 'string' } as const;
 const EXPIRES_AT = { type: 'string' } as const;
+const RATE_LIMIT = { type: 'string' } as const;
 
 /** The operator's commands for regions and their keys, in the order of the usage text. */
 export const REGION_KEYS_COMMANDS: CliCommand[] = [
@@ -147,7 +162,8 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
     name: 'key create',
     synopsis: [
       '--region <id> [--description <text>] [--permission <p>]...',
-      '[--allow-cidr <cidr>]... [--expires-at <date-time>] [--json]',
+      '[--allow-cidr <cidr>]... [--expires-at <date-time>] [--rate-limit <requests>/<seconds>]',
+      '[--json]',
     ],
     description: [
       'Create an API key for a region (e.g. one that has lost its keys).',
@@ -156,6 +172,8 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
       '(default: any address).',
       '--expires-at: when the key stops working, an RFC 3339 date-time at least',
       'a minute and at most API_KEY_MAX_LIFETIME_DAYS ahead (default: never).',
+      '--rate-limit: the requests the key may make per window of seconds, such as',
+      '600/60 (default: REGION_KEY_RATE_LIMIT, which applies to keys without one).',
     ],
     options: {
       region: REGION,
@@ -163,6 +181,7 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
       permission: PERMISSION,
       'allow-cidr': ALLOW_CIDR,
       'expires-at': EXPIRES_AT,
+      'rate-limit': RATE_LIMIT,
     },
     modules: [RegionKeysModule],
     parse: (values) => {
@@ -171,9 +190,10 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
       const permissions = optionalPermissions(values.permission);
       const allowedCidrs = optionalCidrs(values['allow-cidr']);
       const expiresAt = optionalExpiry(values['expires-at']);
+      const rateLimit = optionalRateLimit(values['rate-limit']);
       return withRegionKeys(async (service) => {
         const { region, apiKey, key } = await service
-          .createKey(regionId, { description, permissions, allowedCidrs, expiresAt }, OPERATOR)
+          .createKey(regionId, { description, permissions, allowedCidrs, expiresAt, rateLimit }, OPERATOR)
           .catch((err: unknown) => {
             // The service names the field as an HTTP client sends it; here it is an option.
             if (err instanceof ValidationFailedError)

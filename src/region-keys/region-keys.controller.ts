@@ -67,7 +67,7 @@ export class RegionKeysController {
    * `allowedCidrs` (by default any address). To rotate a key, roll it instead (POST /auth/region/api-keys/{id}/roll).
    */
   @Post('region/api-keys')
-  @RegionKeyAuth('keys:write')
+  @RegionKeyAuth('keys:write', { grants: true })
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiOptionalBody(CreateApiKeyDto, 'A read-only key, usable from any address', READ_ONLY_KEY)
@@ -85,7 +85,7 @@ export class RegionKeysController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: CreateApiKeyDto = {},
   ): Promise<CreatedApiKeyDto> {
-    const { apiKey, key } = await this.regionKeys.createKey(caller.regionId, body, origin, caller.permissions);
+    const { apiKey, key } = await this.regionKeys.createKey(caller.regionId, body, origin, caller);
     reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, apiKeyPath(apiKey.id)));
     return CreatedApiKeyDto.fromIssued(apiKey, key);
   }
@@ -123,7 +123,7 @@ export class RegionKeysController {
    */
   @Patch('region/api-keys/:id')
   @AcceptsMergePatch()
-  @RegionKeyAuth('keys:write')
+  @RegionKeyAuth('keys:write', { grants: true })
   @ApiKeyId()
   @ConditionalChange(KEY_TAGS)
   @ApiConsumes('application/merge-patch+json', 'application/json')
@@ -146,7 +146,7 @@ export class RegionKeysController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: UpdateApiKeyDto = {},
   ): Promise<ApiKeyDto> {
-    const key = await this.regionKeys.updateKey(caller.regionId, id, body, conditions, origin, caller.permissions);
+    const key = await this.regionKeys.updateKey(caller.regionId, id, body, conditions, origin, caller);
     reply.header('ETag', keyEtag(key));
     return ApiKeyDto.from(key);
   }
@@ -184,7 +184,7 @@ export class RegionKeysController {
    * given.
    */
   @Post('region/api-keys/:id/roll')
-  @RegionKeyAuth('keys:write')
+  @RegionKeyAuth('keys:write', { grants: true })
   @SecretResponse()
   @Idempotent({ scope: 'caller' })
   @ApiKeyId({ description: 'The id of the key to replace (from GET /auth/regions/me).' })
@@ -212,7 +212,7 @@ export class RegionKeysController {
   ): Promise<RolledApiKeyDto> {
     const revokeOldAfterSeconds = body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
     const options = { ...body, revokeOldAfterSeconds };
-    const rolled = await this.regionKeys.rollKey(caller.regionId, id, options, origin, caller.permissions);
+    const rolled = await this.regionKeys.rollKey(caller.regionId, id, options, origin, caller);
     const created = RolledApiKeyDto.fromRolled(rolled);
     reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, apiKeyPath(created.id)));
     return created;

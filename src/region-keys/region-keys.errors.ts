@@ -8,7 +8,9 @@ import {
   UnauthenticatedError,
   ValidationFailedError,
 } from '../common/problem';
+import { type RateLimitPolicy, TooManyRequestsError } from '../common/rate-limit';
 import type { ApiEnvironment } from './api-key-codec';
+import { formatRateLimit, type KeyRateLimit } from './key-rate-limit';
 import type { Permission } from './permissions';
 
 export const API_KEY_CHALLENGE = 'ApiKey header="X-API-Key"';
@@ -82,6 +84,17 @@ export const ADDRESS_NOT_ALLOWED = defineProblemType({
   action:
     'Send the request from an allowed network, or use a key whose allowlist includes this one. Behind a proxy, check that the server sees the real client address.',
   example: () => new AddressNotAllowedError(),
+});
+
+export const RATE_LIMIT_ABOVE_CALLER = defineProblemType({
+  slug: 'rate-limit-above-caller',
+  status: 403,
+  title: 'Rate limit above your own',
+  meaning:
+    "The request would give a key a faster rate limit (more requests per second: requests / perSeconds) than the key making the request has: its own rateLimit, or the region's default when that is null. A key never grants more than it has, on create, roll (which keeps the old key's rateLimit unless another is asked for) or PATCH.",
+  action:
+    "Ask for a rateLimit no faster than your key's own (GET /auth/regions/me shows it), or make the request with a key whose limit is at least as fast.",
+  example: () => rateLimitAboveCaller({ requests: 1200, perSeconds: 60 }, { requests: 600, perSeconds: 60 }),
 });
 
 export class LastApiKeyError extends ConflictError {
@@ -158,6 +171,21 @@ export const unwidenableKey = (permissions: Permission[]) =>
       `this one does not.`,
   );
 
+/** A key given a faster rate limit than the caller's own. */
+export class RateLimitAboveCallerError extends DomainError {
+  constructor(detail: string) {
+    super(RATE_LIMIT_ABOVE_CALLER, detail);
+  }
+}
+
+/** `kept`: a roll that asked for none, and would keep the old key's. */
+export const rateLimitAboveCaller = (asked: KeyRateLimit, held: KeyRateLimit, kept = false) =>
+  new RateLimitAboveCallerError(
+    `${kept ? "A roll keeps the old key's rate limit unless another is asked for; the key being rolled has" : 'The key would have'} ` +
+      `${formatRateLimit(asked)}, faster than this key's own ${formatRateLimit(held)}, and a key can grant only ` +
+      'what it has. Ask for a rateLimit no faster than that.',
+  );
+
 /** A PATCH may only take permissions away: more is a new key (which the caller can create). */
 export const unnarrowingPermissions = (permissions: Permission[]) =>
   new ValidationFailedError([
@@ -185,3 +213,12 @@ export class AddressNotAllowedError extends DomainError {
     super(ADDRESS_NOT_ALLOWED, 'This API key may not be used from your address.');
   }
 }
+
+/** The key made all the requests its rate limit allows in this window. */
+export const tooManyKeyRequests = (policy: RateLimitPolicy, retryAfter: number) =>
+  new TooManyRequestsError(
+    `Too many requests with this API key: it may make ${policy.limit} every ${policy.windowSeconds} seconds. ` +
+      `Retry in ${retryAfter} seconds.`,
+    policy,
+    retryAfter,
+  );

@@ -2,11 +2,13 @@ import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 
 import { IdempotencyModule } from '../common/idempotency';
+import { RateLimitModule } from '../common/rate-limit';
 import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { CurrentKeyController } from './current-key.controller';
 import { InitialRegion } from './initial-region';
 import { KeyExpiryMetric } from './key-expiry-metric';
+import { KeyRateLimiter } from './key-rate-limiter';
 import { KeyUsageController } from './key-usage/key-usage.controller';
 import { KeyUsageModule } from './key-usage/key-usage.module';
 import { RegionEventsController } from './region-events.controller';
@@ -24,7 +26,13 @@ import { RegionKeysSettings } from './region-keys.settings';
  * (see there).
  */
 @Module({
-  imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],
+  imports: [
+    ConfigModule.forFeature(RegionKeysSettings),
+    PassportModule,
+    KeyUsageModule,
+    IdempotencyModule,
+    RateLimitModule,
+  ],
   controllers: [RegionKeysController, CurrentKeyController, KeyUsageController, RegionEventsController],
   providers: [
     RegionKeysRepository,
@@ -34,6 +42,7 @@ import { RegionKeysSettings } from './region-keys.settings';
     UnusableKeyRefusal,
     InitialRegion,
     KeyExpiryMetric,
+    KeyRateLimiter,
   ],
   // UnusableKeyRefusal: its preHandler is on the HTTP edge, which createApp builds.
   exports: [RegionKeysService, UnusableKeyRefusal],

@@ -4,10 +4,11 @@ import { DataSource } from 'typeorm';
 import { ADVISORY_LOCKS, managerOf, type Transaction } from '../database';
 import { ApiKey } from './entities/api-key.entity';
 import { Region } from './entities/region.entity';
+import type { KeyRateLimit } from './key-rate-limit';
 import { type Permission, SELF_MANAGING } from './permissions';
 
-/** A key as its region's holders see it (never its hash). */
-export type ApiKeyRecord = Pick<
+/** A key as its region's holders see it (never its hash); its own rate limit, or null for the region default. */
+export type ApiKeyRecord = { rateLimit: KeyRateLimit | null } & Pick<
   ApiKey,
   | 'id'
   | 'description'
@@ -30,6 +31,7 @@ export interface KeyWithRegion {
   lastUsedAt: Date | null;
   permissions: Permission[];
   allowedCidrs: string[] | null;
+  rateLimit: KeyRateLimit | null;
   region: RegionRecord;
   /** Oldest first; the key itself is among them. */
   apiKeys: ApiKeyRecord[];
@@ -38,14 +40,25 @@ export interface KeyWithRegion {
 export type NewApiKey = Pick<
   ApiKey,
   'id' | 'regionId' | 'tokenHash' | 'tokenPreview' | 'description' | 'permissions' | 'allowedCidrs' | 'expiresAt'
->;
+> &
+  Pick<ApiKeyRecord, 'rateLimit'>;
 
 /** What a PATCH may change on a key; what is absent stays as it is. */
-export type ApiKeyChanges = Partial<Pick<ApiKey, 'description' | 'permissions' | 'allowedCidrs' | 'expiresAt'>>;
+export type ApiKeyChanges = Partial<
+  Pick<ApiKey, 'description' | 'permissions' | 'allowedCidrs' | 'expiresAt'> & Pick<ApiKeyRecord, 'rateLimit'>
+>;
+
+/** A key's two rate-limit columns (of the table `alias`, when given) as one value: null when the key has none of its own. */
+const rateLimitOf = (alias?: string) => {
+  const [requests, perSeconds] = ['rate_limit_requests', 'rate_limit_per_seconds'].map((c) =>
+    alias ? `${alias}.${c}` : c,
+  );
+  return `CASE WHEN ${requests} IS NULL THEN NULL ELSE json_build_object('requests', ${requests}, 'perSeconds', ${perSeconds}) END`;
+};
 
 const API_KEY_COLUMNS = `id, description, token_preview AS "tokenPreview", created_at AS "createdAt", updated_at AS "updatedAt",
   last_used_at AS "lastUsedAt", revokes_at AS "revokesAt", expires_at AS "expiresAt", permissions,
-  allowed_cidrs AS "allowedCidrs"`;
+  allowed_cidrs AS "allowedCidrs", ${rateLimitOf()} AS "rateLimit"`;
 
 /**
  * A key that authenticates at the time given as parameter `at`: not revoked, not past a
@@ -64,12 +77,13 @@ const activeAt = (alias: string, at: string) =>
 const KEY_WITH_REGION = `
   SELECT presented.id AS "presentedId", presented.token_preview AS "presentedTokenPreview",
          presented.last_used_at AS "presentedLastUsedAt", presented.permissions AS "presentedPermissions",
-         presented.allowed_cidrs AS "presentedAllowedCidrs",
+         presented.allowed_cidrs AS "presentedAllowedCidrs", ${rateLimitOf('presented')} AS "presentedRateLimit",
          region.id AS "regionId", region.name AS "regionName", region.created_at AS "regionCreatedAt",
          region.updated_at AS "regionUpdatedAt",
          key.id, key.description, key.token_preview AS "tokenPreview", key.created_at AS "createdAt",
          key.updated_at AS "updatedAt", key.last_used_at AS "lastUsedAt", key.revokes_at AS "revokesAt",
-         key.expires_at AS "expiresAt", key.permissions, key.allowed_cidrs AS "allowedCidrs"
+         key.expires_at AS "expiresAt", key.permissions, key.allowed_cidrs AS "allowedCidrs",
+         ${rateLimitOf('key')} AS "rateLimit"
     FROM api_keys presented
     JOIN regions region ON region.id = presented.region_id
     JOIN api_keys key ON key.region_id = presented.region_id AND ${activeAt('key', '$2')}
@@ -82,6 +96,7 @@ interface KeyWithRegionRow extends ApiKeyRecord {
   presentedLastUsedAt: Date | null;
   presentedPermissions: Permission[];
   presentedAllowedCidrs: string[] | null;
+  presentedRateLimit: KeyRateLimit | null;
   regionId: string;
   regionName: string;
   regionCreatedAt: Date;
@@ -109,6 +124,7 @@ export class RegionKeysRepository {
       lastUsedAt: first.presentedLastUsedAt,
       permissions: first.presentedPermissions,
       allowedCidrs: first.presentedAllowedCidrs,
+      rateLimit: first.presentedRateLimit,
       region: {
         id: first.regionId,
         name: first.regionName,
@@ -127,6 +143,7 @@ export class RegionKeysRepository {
           expiresAt,
           permissions,
           allowedCidrs,
+          rateLimit,
         }) => ({
           id,
           description,
@@ -138,6 +155,7 @@ export class RegionKeysRepository {
           expiresAt,
           permissions,
           allowedCidrs,
+          rateLimit,
         }),
       ),
     };
@@ -264,8 +282,9 @@ export class RegionKeysRepository {
 
   async insertKey(tx: Transaction, key: NewApiKey): Promise<ApiKeyRecord> {
     const [row]: [ApiKeyRecord] = await managerOf(tx).query(
-      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions, allowed_cidrs, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO api_keys (id, region_id, token_hash, token_preview, description, permissions, allowed_cidrs, expires_at,
+         rate_limit_requests, rate_limit_per_seconds)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        RETURNING ${API_KEY_COLUMNS}`,
       [
         key.id,
@@ -276,6 +295,8 @@ export class RegionKeysRepository {
         key.permissions,
         key.allowedCidrs,
         key.expiresAt,
+        key.rateLimit?.requests ?? null,
+        key.rateLimit?.perSeconds ?? null,
       ],
     );
     return row;
@@ -283,17 +304,24 @@ export class RegionKeysRepository {
 
   /** Sets the fields given (at least one), and updatedAt; answers with the key as it is now. */
   async updateKey(tx: Transaction, keyId: string, changes: ApiKeyChanges, now: Date): Promise<ApiKeyRecord> {
+    const { rateLimit, ...rest } = changes;
     const columns = {
       description: 'description',
       permissions: 'permissions',
       allowedCidrs: 'allowed_cidrs',
       expiresAt: 'expires_at',
     };
-    const fields = (Object.keys(columns) as (keyof ApiKeyChanges)[]).filter((field) => changes[field] !== undefined);
-    const sets = fields.map((field, i) => `${columns[field]} = $${i + 3}`);
+    const fields = (Object.keys(columns) as (keyof typeof rest)[]).filter((field) => rest[field] !== undefined);
+    const values: unknown[] = fields.map((field) => rest[field]);
+    const sets = fields.map((field) => columns[field]);
+    if (rateLimit !== undefined) {
+      sets.push('rate_limit_requests', 'rate_limit_per_seconds');
+      values.push(rateLimit?.requests ?? null, rateLimit?.perSeconds ?? null);
+    }
     const [rows]: [ApiKeyRecord[], number] = await managerOf(tx).query(
-      `UPDATE api_keys SET updated_at = $2, ${sets.join(', ')} WHERE id = $1 RETURNING ${API_KEY_COLUMNS}`,
-      [keyId, now, ...fields.map((field) => changes[field])],
+      `UPDATE api_keys SET updated_at = $2, ${sets.map((column, i) => `${column} = $${i + 3}`).join(', ')}
+        WHERE id = $1 RETURNING ${API_KEY_COLUMNS}`,
+      [keyId, now, ...values],
     );
     return rows[0];
   }

@@ -11,6 +11,7 @@ import { generateApiKey, hashApiKey, isWellFormedApiKey, previewApiKey } from '.
 import { Region } from './entities/region.entity';
 import { decodeEventCursor, encodeEventCursor, invalidEventCursor } from './event-cursor';
 import { failedKeyCondition } from './key-etag';
+import { fasterThan, type KeyRateLimit } from './key-rate-limit';
 import { normalisePermissions, type Permission, PERMISSIONS, SELF_MANAGING } from './permissions';
 import {
   type EventApiKey,
@@ -25,6 +26,7 @@ import {
   ApiKeyLimitError,
   ApiKeyNotFoundError,
   LastApiKeyError,
+  rateLimitAboveCaller,
   RegionNotFoundError,
   ungrantablePermissions,
   unkeepablePermissions,
@@ -40,11 +42,13 @@ import {
 import { RegionKeysSettings } from './region-keys.settings';
 import {
   type ChangeOrigin,
+  type Held,
   type IssuedApiKey,
   type KeyConditions,
   type KeyGrantRequest,
   type KeyPatch,
   OPERATOR,
+  OPERATOR_HOLDS,
   type RegionEventPage,
   type RegionPrincipal,
   type RolledApiKey,
@@ -75,8 +79,8 @@ export class RegionKeysService {
     // Before lastUsedAt moves: a refused request is no use of the key.
     if (found.allowedCidrs && !allowlistOf(found.allowedCidrs)(clientAddress)) throw new AddressNotAllowedError();
     await this.recordUse(found, now);
-    const { apiKeyId, tokenPreview, permissions, region, apiKeys } = found;
-    return { regionId: region.id, apiKeyId, tokenPreview, permissions, region: { region, apiKeys } };
+    const { apiKeyId, tokenPreview, permissions, rateLimit, region, apiKeys } = found;
+    return { regionId: region.id, apiKeyId, tokenPreview, permissions, rateLimit, region: { region, apiKeys } };
   }
 
   listRegions(): Promise<Region[]> {
@@ -84,16 +88,18 @@ export class RegionKeysService {
   }
 
   /**
-   * Creates a key granting at most what `held` (the caller's key's permissions) holds; an
-   * operator holds everything. Answers with the region too, for the operator who named it by id.
+   * Creates a key granting at most what `held` (the caller's key's permissions) holds, with a rate
+   * limit no faster than the caller's (by default the caller's own); an operator holds everything.
+   * Answers with the region too, for the operator who named it by id.
    */
   async createKey(
     regionId: string,
     request: KeyGrantRequest,
     origin: ChangeOrigin,
-    held: readonly Permission[] = PERMISSIONS,
+    held: Held = OPERATOR_HOLDS,
   ): Promise<IssuedApiKey & { region: Pick<Region, 'id' | 'name'> }> {
-    const permissions = grantable(request.permissions, held);
+    const permissions = grantable(request.permissions, held.permissions);
+    const rateLimit = this.grantableRate(request.rateLimit === undefined ? held.rateLimit : request.rateLimit, held);
     const expiresAt = this.expiryOf(request.expiresAt) ?? null;
     return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
       const region = await this.repository.lockRegion(tx, regionId);
@@ -106,6 +112,7 @@ export class RegionKeysService {
         permissions,
         allowedCidrs: request.allowedCidrs ?? null,
         expiresAt,
+        rateLimit,
       });
       await this.record(tx, regionId, now, origin, [['api_key.created', grantOf(issued.apiKey)]]);
       return { ...issued, region };
@@ -151,10 +158,11 @@ export class RegionKeysService {
     keyId: string,
     options: KeyGrantRequest & { revokeOldAfterSeconds: number },
     origin: ChangeOrigin,
-    held: readonly Permission[] = PERMISSIONS,
+    held: Held = OPERATOR_HOLDS,
   ): Promise<RolledApiKey> {
     // Asking for more than the caller holds is refused before anything is read, as on create.
-    const asked = options.permissions && grantable(options.permissions, held);
+    const asked = options.permissions && grantable(options.permissions, held.permissions);
+    const askedRate = options.rateLimit === undefined ? undefined : this.grantableRate(options.rateLimit, held);
     const askedExpiry = this.expiryOf(options.expiresAt);
     const rollsItself = origin.actor.type === 'api_key' && origin.actor.apiKeyId === keyId;
     if (rollsItself && options.revokeOldAfterSeconds < MIN_SELF_ROLL_GRACE_SECONDS) throw selfRollTooShort();
@@ -164,9 +172,10 @@ export class RegionKeysService {
       const old = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
       if (!old) throw new ApiKeyNotFoundError();
       if (old.revokesAt) throw new ApiKeyAlreadyRolledError(old.revokesAt);
-      const permissions = asked ?? grantable(old.permissions, held, unkeepablePermissions);
+      const permissions = asked ?? grantable(old.permissions, held.permissions, unkeepablePermissions);
       const allowedCidrs = options.allowedCidrs === undefined ? old.allowedCidrs : options.allowedCidrs;
       const expiresAt = askedExpiry === undefined ? old.expiresAt : askedExpiry;
+      const rateLimit = askedRate === undefined ? this.grantableRate(old.rateLimit, held, true) : askedRate;
       const revokedAtOnce = options.revokeOldAfterSeconds === 0;
       // The limit counts the new key; an old key revoked at once no longer counts.
       const limit = this.settings.MAX_API_KEYS_PER_REGION;
@@ -180,6 +189,7 @@ export class RegionKeysService {
         permissions,
         allowedCidrs,
         expiresAt,
+        rateLimit,
       });
       // Each event names the other key, so either leads to the other.
       await this.record(tx, regionId, now, origin, [
@@ -216,9 +226,10 @@ export class RegionKeysService {
     patch: KeyPatch,
     conditions: KeyConditions,
     origin: ChangeOrigin,
-    held: readonly Permission[] = PERMISSIONS,
+    held: Held = OPERATOR_HOLDS,
   ): Promise<ApiKeyRecord> {
-    const asked = patch.permissions && grantable(patch.permissions, held);
+    const asked = patch.permissions && grantable(patch.permissions, held.permissions);
+    const rateLimit = patch.rateLimit === undefined ? undefined : this.grantableRate(patch.rateLimit, held);
     const expiresAt = this.expiryOf(patch.expiresAt);
     return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
       await this.repository.lockRegion(tx, regionId);
@@ -234,11 +245,12 @@ export class RegionKeysService {
         permissions: asked,
         allowedCidrs: patch.allowedCidrs && [...new Set(patch.allowedCidrs)],
         expiresAt,
+        rateLimit,
       });
       if (Object.keys(changes).length === 0) return key;
       const after = { ...key, ...changes };
       // As a roll that keeps the old key's permissions: more reach for a key is a grant of what it holds.
-      const beyond = after.permissions.filter((permission) => !held.includes(permission));
+      const beyond = after.permissions.filter((permission) => !held.permissions.includes(permission));
       if (beyond.length > 0 && widensReach(key, changes)) throw unwidenableKey(beyond);
       await this.keepManageable(tx, regionId, key, after);
       const updated = await this.repository.updateKey(tx, keyId, changes, now);
@@ -262,6 +274,19 @@ export class RegionKeysService {
   ): Promise<void> {
     if (!isPermanentManager(key) || (after !== null && isPermanentManager(after))) return;
     if ((await this.repository.countPermanentManagers(tx, regionId)) <= 1) throw new LastApiKeyError();
+  }
+
+  /**
+   * The rate limit asked for (null: the region default), refused when it is faster than the
+   * caller's own (null: the region default too; absent: an operator, who holds every rate).
+   * `kept`: a roll that keeps the old key's.
+   */
+  private grantableRate(asked: KeyRateLimit | null | undefined, held: Held, kept = false): KeyRateLimit | null {
+    if (held.rateLimit === undefined) return asked ?? null;
+    const regionDefault = this.settings.regionKeyRateLimit;
+    const [wanted, own] = [asked ?? regionDefault, held.rateLimit ?? regionDefault];
+    if (fasterThan(wanted, own)) throw rateLimitAboveCaller(wanted, own, kept);
+    return asked ?? null;
   }
 
   /**
@@ -322,6 +347,7 @@ export class RegionKeysService {
         permissions: [...PERMISSIONS],
         allowedCidrs,
         expiresAt: null,
+        rateLimit: null,
       });
       await this.record(tx, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
       return { region, ...issued };
@@ -354,7 +380,7 @@ export class RegionKeysService {
     const issued = await this.issueKey(
       tx,
       region.id,
-      { description, permissions: [...PERMISSIONS], allowedCidrs: null, expiresAt: null },
+      { description, permissions: [...PERMISSIONS], allowedCidrs: null, expiresAt: null, rateLimit: null },
       presetKey,
     );
     await this.record(tx, region.id, this.clock.now(), OPERATOR, [['region.created', grantOf(issued.apiKey)]]);
@@ -376,7 +402,7 @@ export class RegionKeysService {
   private async issueKey(
     tx: Transaction,
     regionId: string,
-    { description, permissions, allowedCidrs, expiresAt }: Required<ApiKeyChanges>,
+    { description, permissions, allowedCidrs, expiresAt, rateLimit }: Required<ApiKeyChanges>,
     presetKey?: string,
   ): Promise<IssuedApiKey> {
     const key = presetKey ?? generateApiKey(this.config.API_ENVIRONMENT);
@@ -390,6 +416,7 @@ export class RegionKeysService {
       // Canonical CIDRs name one network by one string; each is stored once, whoever sent the list.
       allowedCidrs: allowedCidrs && [...new Set(allowedCidrs)],
       expiresAt,
+      rateLimit,
     });
     return { apiKey, key };
   }
@@ -490,6 +517,9 @@ function widensReach(key: ApiKeyRecord, changes: ApiKeyChanges): boolean {
 const sameList = (a: readonly string[] | null, b: readonly string[] | null): boolean =>
   a === b || (a !== null && b !== null && a.length === b.length && a.every((item, i) => item === b[i]));
 
+const sameRateLimit = (a: KeyRateLimit | null, b: KeyRateLimit | null): boolean =>
+  a === b || (a !== null && b !== null && a.requests === b.requests && a.perSeconds === b.perSeconds);
+
 /** The fields of `asked` (absent: not asked) whose values differ from the key's. */
 function changesOf(key: ApiKeyRecord, asked: ApiKeyChanges): ApiKeyChanges {
   const changes: ApiKeyChanges = {};
@@ -500,6 +530,8 @@ function changesOf(key: ApiKeyRecord, asked: ApiKeyChanges): ApiKeyChanges {
     changes.allowedCidrs = asked.allowedCidrs;
   if (asked.expiresAt !== undefined && asked.expiresAt?.getTime() !== key.expiresAt?.getTime())
     changes.expiresAt = asked.expiresAt;
+  if (asked.rateLimit !== undefined && !sameRateLimit(asked.rateLimit, key.rateLimit))
+    changes.rateLimit = asked.rateLimit;
   return changes;
 }
 

@@ -4,10 +4,16 @@ import { IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy } from 
 import { API_KEY_PREFIX, API_KEY_PREFIXES, type ApiEnvironment, generatedKeyEnvironment } from '../common/auth';
 import { IsPlainText } from '../common/validation';
 import { appConfigOf, emptyToUndefined, IntSetting, NodeEnv } from '../config';
+import {
+  type KeyRateLimit,
+  MAX_RATE_LIMIT_PER_SECONDS,
+  MAX_RATE_LIMIT_REQUESTS,
+  parseRateLimit,
+} from './key-rate-limit';
 
 const otherEnvironment = (environment: ApiEnvironment): ApiEnvironment => (environment === 'live' ? 'sandbox' : 'live');
 
-/** The settings of the region keys: the first region, the key limit, and how often use is written. */
+/** The settings of the region keys: the first region, the key limit, the keys' default rate limit, and how often use is written. */
 export class RegionKeysSettings {
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -86,6 +92,26 @@ export class RegionKeysSettings {
     },
   })
   API_KEY_USAGE_FLUSH_INTERVAL_MS = 60000;
+
+  /**
+   * The rate limit of every key whose own is null: `<requests>/<seconds>`, e.g. `600/60`
+   * (requests 1..100000, seconds 1..3600, as a key's own).
+   */
+  @IsString()
+  @ValidateBy({
+    name: 'isRateLimit',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && parseRateLimit(value) !== null,
+      defaultMessage: () =>
+        `REGION_KEY_RATE_LIMIT must be <requests>/<seconds>, such as 600/60: whole numbers, requests 1 to ` +
+        `${MAX_RATE_LIMIT_REQUESTS} and seconds 1 to ${MAX_RATE_LIMIT_PER_SECONDS}`,
+    },
+  })
+  REGION_KEY_RATE_LIMIT = '600/60';
+
+  get regionKeyRateLimit(): KeyRateLimit {
+    return parseRateLimit(this.REGION_KEY_RATE_LIMIT)!;
+  }
 
   get initialRegionName(): string {
     return this.INITIAL_REGION_NAME ?? 'Default region';

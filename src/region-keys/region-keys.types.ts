@@ -1,4 +1,5 @@
-import type { Permission } from './permissions';
+import type { KeyRateLimit } from './key-rate-limit';
+import { type Permission, PERMISSIONS } from './permissions';
 import type { EventActor, RegionEventRecord } from './region-events.repository';
 import type { ApiKeyRecord, RegionRecord } from './region-keys.repository';
 
@@ -17,6 +18,8 @@ export interface RegionWithKeys {
 export interface RegionPrincipal {
   regionId: string;
   apiKeyId: string;
+  /** The accepted key's own rate limit; null: the region default (REGION_KEY_RATE_LIMIT). */
+  rateLimit: KeyRateLimit | null;
   /** The accepted key's preview, to name it as the actor of the changes it makes. */
   tokenPreview: string;
   /** What the accepted key may do. */
@@ -39,7 +42,21 @@ export interface KeyGrantRequest {
   allowedCidrs?: string[] | null;
   /** An RFC 3339 date-time (validated as such, not yet against the clock); null: never. */
   expiresAt?: string | null;
+  /** Absent: the caller's own on create, the old key's on a roll; null: the region default. */
+  rateLimit?: KeyRateLimit | null;
 }
+
+/**
+ * What the key making a change holds, and so the most it may grant: its permissions, and its
+ * rate limit (null: the region default). An operator holds every permission and every rate.
+ */
+export interface Held {
+  permissions: readonly Permission[];
+  /** Absent: any rate (an operator). */
+  rateLimit?: KeyRateLimit | null;
+}
+
+export const OPERATOR_HOLDS: Held = { permissions: PERMISSIONS };
 
 /** A PATCH of a key: absent fields stay, null clears (permissions cannot be null). */
 export type KeyPatch = KeyGrantRequest;

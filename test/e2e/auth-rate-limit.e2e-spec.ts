@@ -4,6 +4,7 @@ import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 
 import { PasswordHasher } from '../../src/users/password-hasher';
+import { expectRateLimitFields } from '../support/rate-limits';
 import { REDIS_URL, TwoInstances, twoInstancesSharingRedis } from '../support/redis';
 import { startTestApp, TestApp } from '../support/test-app';
 import { basicHeader, newUser } from '../support/users';
@@ -35,16 +36,6 @@ const signUp = (t: TestApp, remoteAddress = '127.0.0.1') =>
     remoteAddress,
   });
 const me = (t: TestApp, authorization: string) => t.request({ method: 'GET', url: '/me', headers: { authorization } });
-
-/** The IETF pair (draft-ietf-httpapi-ratelimit-headers) beside X-RateLimit-*: `"name";q=..;w=..` and `"name";r=..;t=..`. */
-function expectRateLimitFields(res: Res, policy: string, limit: number, windowSeconds: number, remaining: number) {
-  expect(res.headers['ratelimit-policy']).toBe(`"${policy}";q=${limit};w=${windowSeconds}`);
-  const reset = Number(res.headers['x-ratelimit-reset']);
-  expect(reset).toBeGreaterThanOrEqual(0);
-  expect(reset).toBeLessThanOrEqual(windowSeconds);
-  expect(res.headers.ratelimit).toBe(`"${policy}";r=${remaining};t=${reset}`);
-  expect(res.headers['x-ratelimit-remaining']).toBe(String(remaining));
-}
 
 function expectTooManyRequests(res: Res, limit: number, windowSeconds: number, policy = 'login-failures') {
   expect(res.statusCode).toBe(429);

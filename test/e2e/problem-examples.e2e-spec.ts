@@ -62,6 +62,10 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
   let readOnlyKey: string;
   let writeOnlyKey: string;
   let fencedKey: string;
+  /** A key whose rate limit is spent: every region route answers it 429. */
+  let spentKey: string;
+  /** A key slower than the region default, which it may not grant. */
+  let slowKey: { id: string; key: string };
   const cases = new Map<string, () => Promise<Response>>();
 
   const send = (options: InjectOptions) => t.request(options);
@@ -83,15 +87,22 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
     alice = await newUser(t, { name: 'Alice' });
     bob = await newUser(t, { name: 'Bob' });
     planetId = (await createPlanet(t, alice)).id as number;
-    const keyWith = async (r: RegionFixture, body: object) => {
+    const created = async (r: RegionFixture, body: object) => {
       const res = await json('POST', '/auth/region/api-keys', body, { 'x-api-key': r.key });
       expect({ status: res.statusCode, body: res.body }).toMatchObject({ status: 201 });
-      return res.json<{ key: string }>().key;
+      return res.json<{ id: string; key: string }>();
     };
+    const keyWith = async (r: RegionFixture, body: object) => (await created(r, body)).key;
     readOnlyKey = await keyWith(region, { permissions: ['region:read'] });
     writeOnlyKey = await keyWith(region, { permissions: ['keys:write'] });
     const fenced = await newRegion(t, 'Fenced');
     fencedKey = await keyWith(fenced, { allowedCidrs: ['10.0.0.0/8'] });
+    const limited = await newRegion(t, 'Limited');
+    spentKey = await keyWith(limited, { rateLimit: { requests: 1, perSeconds: 3600 } });
+    expect(
+      (await send({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': spentKey } })).statusCode,
+    ).toBe(200);
+    slowKey = await created(limited, { rateLimit: { requests: 10, perSeconds: 3600 } });
   });
 
   afterAll(async () => {
@@ -153,6 +164,17 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
     const full = await fullRegion();
     return json('POST', `/auth/region/api-keys/${full.keyId}/roll`, {}, { 'x-api-key': full.key });
   });
+  // The region default (null) is faster than the slow key's own.
+  const withSlowKey = () => ({ 'x-api-key': slowKey.key });
+  provoke('POST /auth/region/api-keys 403 rate-limit-above-caller', () =>
+    json('POST', '/auth/region/api-keys', { rateLimit: null }, withSlowKey()),
+  );
+  provoke('PATCH /auth/region/api-keys/{id} 403 rate-limit-above-caller', () =>
+    json('PATCH', `/auth/region/api-keys/${slowKey.id}`, { rateLimit: null }, withSlowKey()),
+  );
+  provoke('POST /auth/region/api-keys/{id}/roll 403 rate-limit-above-caller', () =>
+    json('POST', `/auth/region/api-keys/${slowKey.id}/roll`, { rateLimit: null }, withSlowKey()),
+  );
   provoke('POST /auth/region/api-keys 422 idempotency-key-reused', async () => {
     const own = await newRegion(t, 'Idempotent');
     const headers = { 'x-api-key': own.key, 'idempotency-key': 'create-1' };
@@ -397,6 +419,7 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
     if (problem === '403 address-not-allowed' && caller === 'region-key') {
       return () => request({ 'x-api-key': fencedKey });
     }
+    if (problem === '429 too-many-requests' && caller === 'region-key') return () => request({ 'x-api-key': spentKey });
     if (problem === '429 too-many-requests' && caller === 'user') {
       return async () => {
         await block();

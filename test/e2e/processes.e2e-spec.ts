@@ -207,6 +207,7 @@ describe('operator CLI', () => {
         permissions: ['region:read', 'keys:write'],
         allowedCidrs: null,
         expiresAt: null,
+        rateLimit: null,
       },
     });
 
@@ -218,14 +219,19 @@ describe('operator CLI', () => {
     const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
     const key = await runProcess(
       CLI,
-      ['key', 'create', '--region', output.region.id, '--expires-at', expiresAt, '--json'],
+      ['key', 'create', '--region', output.region.id, '--expires-at', expiresAt, '--rate-limit', '30/60', '--json'],
       dbEnv,
     );
     expect(key.code).toBe(0);
     // The shape of region create's, as operations.md documents for both.
     expect(JSON.parse(key.stdout)).toEqual({
       region: output.region,
-      apiKey: expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(/^rk_/), expiresAt }),
+      apiKey: expect.objectContaining({
+        id: expect.any(String),
+        key: expect.stringMatching(/^rk_/),
+        expiresAt,
+        rateLimit: { requests: 30, perSeconds: 60 },
+      }),
     });
     const second = JSON.parse(key.stdout).apiKey.key;
 
@@ -382,6 +388,11 @@ describe('operator CLI', () => {
     [
       ['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--expires-at', '2020-01-01T00:00:00Z'],
       /--expires-at: expiresAt must be at least 60 seconds/,
+      2,
+    ],
+    [
+      ['key', 'create', '--region', '00000000-0000-4000-8000-000000000000', '--rate-limit', '600/0'],
+      /--rate-limit must be <requests>\/<seconds>, such as 600\/60/,
       2,
     ],
     [['region', 'create', '--name', 'x', '--permission', 'region:read'], /first key holds every permission/, 2],

@@ -57,6 +57,7 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
       expiresAt: null,
       permissions: ['region:read', 'keys:write'],
       allowedCidrs: null,
+      rateLimit: null,
       replaces: { id: region.keyId, revokesAt },
     });
     // Both keys work until then, and the old one shows when it stops.

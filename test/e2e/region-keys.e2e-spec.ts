@@ -59,6 +59,7 @@ describe('GET /auth/regions/me', () => {
         'id',
         'lastUsedAt',
         'permissions',
+        'rateLimit',
         'revokesAt',
         'tokenPreview',
         'updatedAt',
@@ -157,6 +158,7 @@ describe('POST /auth/region/api-keys', () => {
       expiresAt: null,
       permissions: ['region:read', 'keys:write'],
       allowedCidrs: null,
+      rateLimit: null,
     });
     expect(body.tokenPreview).toBe(`${body.key.slice(0, 8)}\u2026${body.key.slice(-4)}`);
     // The new key works, and no later response or log line carries it.

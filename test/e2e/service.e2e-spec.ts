@@ -269,9 +269,12 @@ describe('OpenAPI document', () => {
       expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
     );
     const operations = [
-      [doc.paths['/auth/regions/me'].get, ['200', '401', '403', '503']],
-      [doc.paths['/auth/region/api-keys'].post, ['201', '400', '401', '403', '409', '413', '415', '422', '503']],
-      [doc.paths['/auth/region/api-keys/{id}'].delete, ['204', '400', '401', '403', '404', '409', '413', '415', '503']],
+      [doc.paths['/auth/regions/me'].get, ['200', '401', '403', '429', '503']],
+      [doc.paths['/auth/region/api-keys'].post, ['201', '400', '401', '403', '409', '413', '415', '422', '429', '503']],
+      [
+        doc.paths['/auth/region/api-keys/{id}'].delete,
+        ['204', '400', '401', '403', '404', '409', '413', '415', '429', '503'],
+      ],
     ] as const;
     for (const [operation, statuses] of operations) {
       expect(operation.security).toEqual([{ apiKeyHeader: [] }]);

@@ -34,6 +34,8 @@ export const TEST_ENV: Record<string, string> = {
   SIGNUP_RATE_LIMIT: '100000',
   LOGIN_FAILURE_LIMIT: '100000',
   LOGIN_ADDRESS_FAILURE_LIMIT: '100000',
+  // Suites send many requests with one key; the per-key limit's tests set their own.
+  REGION_KEY_RATE_LIMIT: '100000/1',
   // Deterministic planet lists; the sample-data test turns seeding on itself.
   SEED_SAMPLE_DATA: 'false',
   // Suites run side by side: a metrics test chooses its own port.

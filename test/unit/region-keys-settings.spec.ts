@@ -15,6 +15,35 @@ describe('RegionKeysSettings', () => {
     expect(load({ MAX_API_KEYS_PER_REGION: '5' }).MAX_API_KEYS_PER_REGION).toBe(5);
   });
 
+  describe('REGION_KEY_RATE_LIMIT', () => {
+    it("is 600 requests a minute by default, and takes <requests>/<seconds> within the bounds of a key's own", () => {
+      expect(load({}).regionKeyRateLimit).toEqual({ requests: 600, perSeconds: 60 });
+      expect(load({ REGION_KEY_RATE_LIMIT: '100000/1' }).regionKeyRateLimit).toEqual({
+        requests: 100000,
+        perSeconds: 1,
+      });
+      expect(load({ REGION_KEY_RATE_LIMIT: '1/3600' }).regionKeyRateLimit).toEqual({ requests: 1, perSeconds: 3600 });
+    });
+
+    it.each([
+      '600',
+      '600/',
+      '/60',
+      '600 / 60',
+      '600/60s',
+      '0/60',
+      '100001/60',
+      '600/0',
+      '600/3601',
+      '1.5/60',
+      '-1/60',
+      'x',
+    ])('refuses %j, naming the variable and the form', (value) => {
+      expectRefused(load, 'REGION_KEY_RATE_LIMIT', value);
+      expect(() => load({ REGION_KEY_RATE_LIMIT: value })).toThrow(/must be <requests>\/<seconds>, such as 600\/60/);
+    });
+  });
+
   it.each([
     ['INITIAL_REGION_API_KEY', 'too-short'],
     ['MAX_API_KEYS_PER_REGION', '0'],

@@ -11,9 +11,10 @@ import {
   ApiKeyLimitError,
   ApiKeyNotFoundError,
   LastApiKeyError,
+  RateLimitAboveCallerError,
   RegionNotFoundError,
 } from '../../src/region-keys/region-keys.errors';
-import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
+import { type ApiKeyRecord, RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
 import { RegionKeysService } from '../../src/region-keys/region-keys.service';
 import type { RegionKeysSettings } from '../../src/region-keys/region-keys.settings';
 import { type ChangeOrigin } from '../../src/region-keys/region-keys.types';
@@ -30,6 +31,7 @@ function newRegionKeysServiceTest() {
     MAX_API_KEYS_PER_REGION: KEY_LIMIT,
     API_KEY_LAST_USED_RESOLUTION_SECONDS: 60,
     API_KEY_MAX_LIFETIME_DAYS: 366,
+    regionKeyRateLimit: { requests: 600, perSeconds: 60 },
   } as RegionKeysSettings;
   const clock = { now: jest.fn(() => new Date(NOW)).mockName('clock.now') } satisfies Clock;
   return {
@@ -43,7 +45,10 @@ function newRegionKeysServiceTest() {
 
 const newRegion = (): Region => Object.assign(new Region(), { id: randomUUID(), name: 'North' });
 
-const newKey = (regionId: string, revokesAt: Date | null = null): ApiKey =>
+/** A key row as the repository answers it: the entity's columns, its rate limit as one value. */
+type KeyRow = ApiKey & ApiKeyRecord;
+
+const newKey = (regionId: string, revokesAt: Date | null = null): KeyRow =>
   Object.assign(new ApiKey(), {
     id: randomUUID(),
     regionId,
@@ -57,9 +62,10 @@ const newKey = (regionId: string, revokesAt: Date | null = null): ApiKey =>
     expiresAt: null,
     permissions: ['region:read', 'keys:write'],
     allowedCidrs: null,
+    rateLimit: null,
   });
 
-const callerOf = (key: ApiKey): ChangeOrigin => ({
+const callerOf = (key: KeyRow): ChangeOrigin => ({
   actor: { type: 'api_key', apiKeyId: key.id, tokenPreview: key.tokenPreview },
   clientAddress: '203.0.113.7',
   requestId: 'req-1',
@@ -72,7 +78,7 @@ describe(RegionKeysService.name, () => {
   let clock: { now: jest.Mock<Date, []> };
   let tx: unknown;
   let region: Region;
-  let caller: ApiKey;
+  let caller: KeyRow;
 
   beforeEach(() => {
     ({ sut, repository, events, clock, tx } = newRegionKeysServiceTest());
@@ -171,6 +177,7 @@ describe(RegionKeysService.name, () => {
         lastUsedAt: new Date(),
         permissions: own.permissions,
         allowedCidrs: null,
+        rateLimit: null,
         region,
         apiKeys: [own],
       });
@@ -196,7 +203,7 @@ describe(RegionKeysService.name, () => {
   });
 
   describe('rollKey', () => {
-    const roll = (key: ApiKey, revokeOldAfterSeconds: number, description?: string | null) =>
+    const roll = (key: KeyRow, revokeOldAfterSeconds: number, description?: string | null) =>
       sut.rollKey(region.id, key.id, { description, revokeOldAfterSeconds }, callerOf(caller));
 
     it('schedules the old key to stop after the given time and issues a permanent key with its description', async () => {
@@ -313,10 +320,9 @@ describe(RegionKeysService.name, () => {
       repository.findActiveKeyInRegion.mockResolvedValue(old);
       repository.countActiveKeys.mockResolvedValue(1);
 
-      await sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), [
-        'region:read',
-        'keys:write',
-      ]);
+      await sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), {
+        permissions: ['region:read', 'keys:write'],
+      });
 
       expect(repository.insertKey).toHaveBeenCalledWith(
         tx,
@@ -329,7 +335,9 @@ describe(RegionKeysService.name, () => {
       repository.findActiveKeyInRegion.mockResolvedValue(old);
       repository.countActiveKeys.mockResolvedValue(1);
 
-      const rolling = sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), ['keys:write']);
+      const rolling = sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60 }, callerOf(caller), {
+        permissions: ['keys:write'],
+      });
 
       await expect(rolling).rejects.toMatchObject({ status: 403, message: expect.stringContaining('region:read') });
       expect(repository.scheduleRevocation).not.toHaveBeenCalled();
@@ -481,12 +489,12 @@ describe(RegionKeysService.name, () => {
   });
 
   describe('updateKey', () => {
-    const update = (key: ApiKey, patch: object, ifMatch?: string) =>
+    const update = (key: KeyRow, patch: object, ifMatch?: string) =>
       sut.updateKey(region.id, key.id, patch, { ifMatch }, callerOf(caller));
 
     beforeEach(() => {
       repository.updateKey.mockImplementation(async (_tx, id, changes) =>
-        Object.assign(newKey(region.id), { id }, changes),
+        Object.assign(newKey(region.id), { id }, changes as Partial<KeyRow>),
       );
     });
 
@@ -546,6 +554,75 @@ describe(RegionKeysService.name, () => {
       const result = update(key, { expiresAt: new Date(NOW.getTime() + ms).toISOString() });
       if (accepted) await expect(result).resolves.toBeDefined();
       else await expect(result).rejects.toMatchObject({ status: 400, errors: [{ field: 'expiresAt' }] });
+    });
+  });
+
+  describe('rate limits: a key never grants a faster rate than its own', () => {
+    const held = (rateLimit: { requests: number; perSeconds: number } | null) => ({
+      permissions: ['region:read', 'keys:write'] as const,
+      rateLimit,
+    });
+
+    beforeEach(() => {
+      repository.countActiveKeys.mockResolvedValue(1);
+    });
+
+    it("gives a new key the caller's own by default, null (the region default) included, and an operator's none", async () => {
+      await sut.createKey(region.id, {}, callerOf(caller), held({ requests: 5, perSeconds: 1 }));
+      await sut.createKey(region.id, {}, callerOf(caller), held(null));
+      await sut.createKey(region.id, {}, callerOf(caller));
+      const given = repository.insertKey.mock.calls.map(([, key]) => key.rateLimit);
+      expect(given).toEqual([{ requests: 5, perSeconds: 1 }, null, null]);
+    });
+
+    it('compares requests / perSeconds exactly, and refuses a faster one before locking anything', async () => {
+      const own = held({ requests: 1, perSeconds: 3 });
+      await sut.createKey(region.id, { rateLimit: { requests: 1200, perSeconds: 3600 } }, callerOf(caller), own);
+      const faster = sut.createKey(
+        region.id,
+        { rateLimit: { requests: 1201, perSeconds: 3600 } },
+        callerOf(caller),
+        own,
+      );
+      await expect(faster).rejects.toBeInstanceOf(RateLimitAboveCallerError);
+      // Null is the region default, 10 a second.
+      await expect(sut.createKey(region.id, { rateLimit: null }, callerOf(caller), own)).rejects.toBeInstanceOf(
+        RateLimitAboveCallerError,
+      );
+      expect(repository.lockRegion).toHaveBeenCalledTimes(1);
+      // An operator holds every rate.
+      await sut.createKey(region.id, { rateLimit: { requests: 100000, perSeconds: 1 } }, callerOf(caller));
+    });
+
+    it("refuses a roll that keeps an old key's faster limit, and keeps a slower one", async () => {
+      const old = Object.assign(newKey(region.id), { rateLimit: { requests: 11, perSeconds: 1 } });
+      repository.findActiveKeyInRegion.mockResolvedValue(old);
+      const roll = (rateLimit?: { requests: number; perSeconds: number } | null) =>
+        sut.rollKey(region.id, old.id, { revokeOldAfterSeconds: 60, rateLimit }, callerOf(caller), held(null));
+      await expect(roll()).rejects.toMatchObject({ message: expect.stringMatching(/^A roll keeps the old key's/) });
+      expect(repository.insertKey).not.toHaveBeenCalled();
+      await roll({ requests: 10, perSeconds: 1 });
+      expect(repository.insertKey).toHaveBeenCalledWith(
+        tx,
+        expect.objectContaining({ rateLimit: { requests: 10, perSeconds: 1 } }),
+      );
+    });
+
+    it('writes a PATCH of the limit only when it changes it', async () => {
+      const key = Object.assign(newKey(region.id), { rateLimit: { requests: 5, perSeconds: 1 } });
+      repository.findActiveKeyInRegion.mockResolvedValue(key);
+      await sut.updateKey(
+        region.id,
+        key.id,
+        { rateLimit: { requests: 5, perSeconds: 1 } },
+        {},
+        callerOf(caller),
+        held(null),
+      );
+      expect(repository.updateKey).not.toHaveBeenCalled();
+      repository.updateKey.mockResolvedValue({ ...key, rateLimit: null });
+      await sut.updateKey(region.id, key.id, { rateLimit: null }, {}, callerOf(caller), held(null));
+      expect(repository.updateKey).toHaveBeenCalledWith(tx, key.id, { rateLimit: null }, NOW);
     });
   });
 });

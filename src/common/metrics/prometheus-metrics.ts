@@ -17,7 +17,7 @@ import {
 /** Names of the service's own series; HTTP and process series use the usual names. */
 export const PREFIX = 'region_keys_api_';
 
-const RATE_LIMITS: readonly RateLimitName[] = ['login', 'signup'];
+const RATE_LIMITS: readonly RateLimitName[] = ['login', 'signup', 'api_key'];
 const SIGN_IN_METHODS: readonly SignInMethod[] = ['token', 'basic'];
 
 // Most requests take a few milliseconds: finer buckets at the low end than prom-client's default.

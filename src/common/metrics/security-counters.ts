@@ -1,5 +1,5 @@
-/** Which limit refused a request. */
-export type RateLimitName = 'login' | 'signup';
+/** Which limit refused a request (`api_key`: a region API key's own rate limit, any key). */
+export type RateLimitName = 'login' | 'signup' | 'api_key';
 
 /** How a sign-in with email and password was made. */
 export type SignInMethod = 'token' | 'basic';

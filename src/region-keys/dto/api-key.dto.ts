@@ -4,6 +4,7 @@ import { ApiDateTime, ApiUuid } from '../../common/swagger';
 import type { Permission } from '../permissions';
 import type { ApiKeyRecord } from '../region-keys.repository';
 import type { RolledApiKey } from '../region-keys.types';
+import { KeyRateLimitDto } from './key-rate-limit.dto';
 
 /** An existing key, as clients see it: never the key itself, never its hash. */
 @ApiSchema({ name: 'ApiKey' })
@@ -55,6 +56,9 @@ export class ApiKeyDto {
   @ApiProperty({ type: [String], example: null })
   allowedCidrs: string[] | null;
 
+  /** The key's own rate limit; null: the region's default (the operator's REGION_KEY_RATE_LIMIT). */
+  rateLimit: KeyRateLimitDto | null;
+
   static from(key: ApiKeyRecord): ApiKeyDto {
     return {
       id: key.id,
@@ -67,6 +71,7 @@ export class ApiKeyDto {
       expiresAt: key.expiresAt?.toISOString() ?? null,
       permissions: key.permissions,
       allowedCidrs: key.allowedCidrs,
+      rateLimit: key.rateLimit,
     };
   }
 }

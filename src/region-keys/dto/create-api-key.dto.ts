@@ -1,11 +1,23 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, Length, ValidateBy } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  ValidateBy,
+  ValidateNested,
+} from 'class-validator';
 
 import { ApiDateTime } from '../../common/swagger';
 import { IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
 import { parseCidr } from '../address-allowlist';
 import { type Permission, PERMISSIONS } from '../permissions';
+import { KeyRateLimitDto } from './key-rate-limit.dto';
 
 export const MAX_ALLOWED_CIDRS = 50;
 
@@ -15,6 +27,12 @@ export const EXPIRES_AT_RULE =
   'API_KEY_MAX_LIFETIME_DAYS (366 by default) days ahead, else 400. Once past it the key is refused like a revoked ' +
   'key (401), no longer listed, and answers 404 by its id; until then `GET /auth/regions/me` shows it. A key with an ' +
   'expiry never counts as the permanent managing key a region must keep.';
+
+/** The rule of rateLimit on create, roll and PATCH. */
+export const RATE_LIMIT_RULE =
+  'At most `requests` requests (1 to 100000) in each window of `perSeconds` seconds (1 to 3600); null: the ' +
+  "region's default. Never faster (requests / perSeconds) than the key making the request: else 403 " +
+  '`rate-limit-above-caller`.';
 
 /** The first entry of a list that is not a CIDR, with why; null when all are. */
 function firstBadCidr(value: unknown): string | null {
@@ -92,4 +110,14 @@ export class CreateApiKeyDto {
   @IsOptional()
   @IsDateTime()
   expiresAt?: string | null;
+
+  @ApiProperty({
+    type: KeyRateLimitDto,
+    description: `The new key's own rate limit. Absent: that of the key making the request. ${RATE_LIMIT_RULE}`,
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => KeyRateLimitDto)
+  rateLimit?: KeyRateLimitDto | null;
 }

@@ -6,6 +6,7 @@ import { ApiDateTime, ApiInteger, ApiUuid } from '../../common/swagger';
 import { PERMISSIONS } from '../permissions';
 import type { RegionEventRecord, RegionEventType } from '../region-events.repository';
 import type { RegionEventPage } from '../region-keys.types';
+import { KeyRateLimitDto } from './key-rate-limit.dto';
 
 export const DEFAULT_EVENT_PAGE_SIZE = 20;
 export const MAX_EVENT_PAGE_SIZE = 100;
@@ -135,6 +136,9 @@ export class ApiKeyChangesDto {
   /** @example 2027-03-01T00:00:00.000Z */
   @ApiDateTime()
   expiresAt?: string | null;
+
+  /** Null: the region's default. */
+  rateLimit?: KeyRateLimitDto | null;
 }
 
 @ApiSchema({

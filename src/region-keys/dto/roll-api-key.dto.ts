@@ -4,7 +4,8 @@ import { IsInt, Max, Min } from 'class-validator';
 import { ApiInteger } from '../../common/swagger';
 import { IsOmittable } from '../../common/validation';
 import type { Permission } from '../permissions';
-import { CreateApiKeyDto } from './create-api-key.dto';
+import { CreateApiKeyDto, RATE_LIMIT_RULE } from './create-api-key.dto';
+import { KeyRateLimitDto } from './key-rate-limit.dto';
 
 export const DEFAULT_REVOKE_OLD_AFTER_SECONDS = 86_400;
 export const MAX_REVOKE_OLD_AFTER_SECONDS = 604_800;
@@ -42,6 +43,12 @@ export class RollApiKeyDto extends CreateApiKeyDto {
       '(`last-api-key`).',
   })
   declare expiresAt?: string | null;
+
+  @ApiPropertyOptional({
+    type: KeyRateLimitDto,
+    description: `The new key's own rate limit. Absent: the old key's (rolling it so must be allowed too). ${RATE_LIMIT_RULE}`,
+  })
+  declare rateLimit?: KeyRateLimitDto | null;
 
   /**
    * How long the old key keeps working, in seconds (at most a week). 0 revokes it at once, as a DELETE would. A key rolling itself: at least 60, so that it can retry the roll (less is a 400).

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
 import type { Permission } from '../permissions';
-import { CreateApiKeyDto } from './create-api-key.dto';
+import { CreateApiKeyDto, RATE_LIMIT_RULE } from './create-api-key.dto';
+import { KeyRateLimitDto } from './key-rate-limit.dto';
 
 /**
  * A PATCH of a key (JSON Merge Patch, RFC 7396, or the same object as plain JSON): what is
@@ -42,4 +43,10 @@ export class UpdateApiKeyDto extends CreateApiKeyDto {
       'needs every permission the key holds (else 403 `insufficient-permission`).',
   })
   declare expiresAt?: string | null;
+
+  @ApiPropertyOptional({
+    type: KeyRateLimitDto,
+    description: `The key's own rate limit from now on. Absent: unchanged. ${RATE_LIMIT_RULE}`,
+  })
+  declare rateLimit?: KeyRateLimitDto | null;
 }

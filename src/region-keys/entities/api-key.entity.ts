@@ -24,6 +24,10 @@ import { Region } from './region.entity';
   'api_keys_permissions_check',
   `"permissions" <@ ARRAY['region:read', 'keys:write']::text[] AND cardinality("permissions") > 0`,
 )
+@Check(
+  'api_keys_rate_limit_check',
+  `("rate_limit_requests" IS NULL) = ("rate_limit_per_seconds" IS NULL) AND "rate_limit_requests" BETWEEN 1 AND 100000 AND "rate_limit_per_seconds" BETWEEN 1 AND 3600`,
+)
 export class ApiKey {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'api_keys_pkey' })
   id: string;
@@ -72,4 +76,11 @@ export class ApiKey {
   /** When the key stops working by itself, as chosen on create, roll or PATCH. Null: never. */
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt: Date | null;
+
+  /** The key's own rate limit, with rateLimitPerSeconds; both null: the region default (REGION_KEY_RATE_LIMIT). */
+  @Column({ name: 'rate_limit_requests', type: 'integer', nullable: true })
+  rateLimitRequests: number | null;
+
+  @Column({ name: 'rate_limit_per_seconds', type: 'integer', nullable: true })
+  rateLimitPerSeconds: number | null;
 }

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+
+import { SecurityCounters } from '../common/metrics';
+import { rateLimitHeaders, type RateLimitPolicy, RateLimitStore, takeHit, toSeconds } from '../common/rate-limit';
+import type { KeyRateLimit } from './key-rate-limit';
+import { tooManyKeyRequests } from './region-keys.errors';
+import { RegionKeysSettings } from './region-keys.settings';
+import type { RegionPrincipal } from './region-keys.types';
+
+/** The name clients see in RateLimit-Policy and RateLimit for a key's own limit. */
+export const API_KEY_POLICY = 'api-key';
+
+/**
+ * Counts each request of an accepted key against its rate limit (its own, or the region
+ * default): fixed windows in RateLimitStore, shared by every instance through Redis, per
+ * instance while Redis is away. The counter is keyed by the key's id alone; each distinct limit
+ * has a limiter of its own, made once (limits are few: the keys' own and the default).
+ */
+@Injectable()
+export class KeyRateLimiter {
+  private readonly regionDefault: KeyRateLimit;
+  private readonly limiters = new Map<string, { policy: RateLimitPolicy; limiter: RateLimiterAbstract }>();
+
+  constructor(
+    private readonly store: RateLimitStore,
+    settings: RegionKeysSettings,
+    private readonly counters: SecurityCounters,
+  ) {
+    this.regionDefault = settings.regionKeyRateLimit;
+  }
+
+  /** Takes one request of the caller's key: the RateLimit headers of its answer, or the 429 past the limit. */
+  async take(caller: Pick<RegionPrincipal, 'apiKeyId' | 'rateLimit'>): Promise<Record<string, string>> {
+    const { policy, limiter } = this.limiterOf(caller.rateLimit ?? this.regionDefault);
+    const hit = await takeHit(limiter, caller.apiKeyId, (retryAfter) => {
+      this.counters.rateLimited('api_key');
+      return tooManyKeyRequests(policy, retryAfter);
+    });
+    return rateLimitHeaders(policy, { remaining: hit.remainingPoints, reset: toSeconds(hit.msBeforeNext) });
+  }
+
+  private limiterOf({ requests, perSeconds }: KeyRateLimit) {
+    const name = `${API_KEY_POLICY}-${requests}-per-${perSeconds}`;
+    let entry = this.limiters.get(name);
+    if (!entry) {
+      const policy = { name: API_KEY_POLICY, limit: requests, windowSeconds: perSeconds };
+      // Counters of another limit under another name: a key whose limit changes starts a new window.
+      entry = { policy, limiter: this.store.limiter({ ...policy, name }) };
+      this.limiters.set(name, entry);
+    }
+    return entry;
+  }
+}
