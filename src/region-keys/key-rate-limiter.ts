@@ -46,7 +46,8 @@ export class KeyRateLimiter {
     if (!entry) {
       const policy = { name: API_KEY_POLICY, limit: requests, windowSeconds: perSeconds };
       // Counters of another limit under another name: a key whose limit changes starts a new window.
-      entry = { policy, limiter: this.store.limiter({ ...policy, name }) };
+      // Not blocked past the window: a key makes its `requests` again as soon as a window starts.
+      entry = { policy, limiter: this.store.limiter({ ...policy, name }, { blockWhenSpent: false }) };
       this.limiters.set(name, entry);
     }
     return entry;

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 
@@ -53,7 +55,7 @@ function expectKeyRefused(res: Reply, limit: Limit) {
   const retryAfter = Number(res.headers['retry-after']);
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
-  expect(retryAfter).toBeLessThanOrEqual(2 * limit.perSeconds);
+  expect(retryAfter).toBeLessThanOrEqual(limit.perSeconds);
   expectKeyHeaders(res, limit, 0);
 }
 
@@ -237,6 +239,20 @@ describe('a key with a rate limit (counters in memory)', () => {
       expect(other.statusCode).toBe(200);
       expectKeyHeaders(other, REGION_DEFAULT, Number(other.headers['x-ratelimit-remaining']));
       expect(Number(other.headers['x-ratelimit-remaining'])).toBeGreaterThan(0);
+    });
+
+    it('refuses a spent key until its window ends, not for a window from the refusal', async () => {
+      const region = await newRegion(t);
+      const limit = { requests: 1, perSeconds: 3600 };
+      const key = await keyWith(region, { rateLimit: limit });
+      const accepted = await me(key.key);
+      expect(accepted.statusCode).toBe(200);
+      const windowEndsIn = Number(/;t=(\d+)/.exec(String(accepted.headers.ratelimit))?.[1]);
+      // A second at least later, a wait counted from the refusal would be the whole window again.
+      await sleep(1100);
+      const refused = await me(key.key);
+      expectKeyRefused(refused, limit);
+      expect(Number(refused.headers['retry-after'])).toBeLessThan(windowEndsIn);
     });
 
     it('carries the headers on errors after authentication: a missing permission, an unknown id, a bad body', async () => {

@@ -46,7 +46,7 @@ class InsuranceLimiter extends RateLimiterMemory {
 }
 
 /**
- * The counters of every limit (fixed windows; the hit past the limit blocks the key a window): in
+ * The counters of every limit (fixed windows; unless told not to, the hit past the limit blocks the key a window): in
  * Redis when REDIS_URL is set, shared by every instance, else here. Redis holds counters, not truth:
  * while it is away, each limiter counts in its in-process insurance limiter rather than refuse.
  */
@@ -94,8 +94,13 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
     return this.redis.status === 'ready' && !this.away ? 'redis' : 'redis-away';
   }
 
-  limiter({ name, limit, windowSeconds }: RateLimitPolicy & { windowSeconds: number }): RateLimiterAbstract {
-    const options = { keyPrefix: name, points: limit, duration: windowSeconds, blockDuration: windowSeconds };
+  /** `blockWhenSpent: false`: a key past the limit is refused until its window ends, no longer. */
+  limiter(
+    { name, limit, windowSeconds }: RateLimitPolicy & { windowSeconds: number },
+    { blockWhenSpent = true } = {},
+  ): RateLimiterAbstract {
+    const blockDuration = blockWhenSpent ? windowSeconds : 0;
+    const options = { keyPrefix: name, points: limit, duration: windowSeconds, blockDuration };
     if (!this.redis) return new RateLimiterMemory(options);
     const insuranceLimiter = Object.assign(new InsuranceLimiter(options), { missed: () => this.missed() });
     const keyPrefix = `${this.config.REDIS_KEY_PREFIX}rate-limit:${name}`;
