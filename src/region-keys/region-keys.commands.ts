@@ -76,7 +76,7 @@ const EVENTS_PER_QUERY = 100;
 
 function describeEvent(event: RegionEventDto): string {
   const actor =
-    event.actor.type === 'api_key' ? `key ${event.actor.tokenPreview} (${event.actor.apiKeyId})` : 'operator';
+    event.actor.type === 'api_key' ? `key ${event.actor.tokenPreview} (${event.actor.apiKeyId})` : event.actor.type;
   const stops = event.apiKey.revokesAt ? ` stops ${event.apiKey.revokesAt}` : '';
   const expires = event.apiKey.expiresAt ? ` expires ${event.apiKey.expiresAt}` : '';
   const changes = event.changes ? ` sets ${JSON.stringify(event.changes)}` : '';

@@ -2,12 +2,16 @@ import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 
 import { IdempotencyModule } from '../common/idempotency';
+import { RateLimitModule } from '../common/rate-limit';
 import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
 import { KeyExpiryMetric } from './key-expiry-metric';
 import { KeyUsageController } from './key-usage/key-usage.controller';
 import { KeyUsageModule } from './key-usage/key-usage.module';
+import { LeakReportGuard } from './leak-report.guard';
+import { LeakedKeysController } from './leaked-keys.controller';
+import { LeakedKeysService } from './leaked-keys.service';
 import { RegionEventsController } from './region-events.controller';
 import { RegionEventsRepository } from './region-events.repository';
 import { UnusableKeyRefusal } from './region-key-auth.decorator';
@@ -23,8 +27,14 @@ import { RegionKeysSettings } from './region-keys.settings';
  * (see there).
  */
 @Module({
-  imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],
-  controllers: [RegionKeysController, KeyUsageController, RegionEventsController],
+  imports: [
+    ConfigModule.forFeature(RegionKeysSettings),
+    PassportModule,
+    KeyUsageModule,
+    IdempotencyModule,
+    RateLimitModule,
+  ],
+  controllers: [RegionKeysController, KeyUsageController, RegionEventsController, LeakedKeysController],
   providers: [
     RegionKeysRepository,
     RegionEventsRepository,
@@ -33,6 +43,8 @@ import { RegionKeysSettings } from './region-keys.settings';
     UnusableKeyRefusal,
     InitialRegion,
     KeyExpiryMetric,
+    LeakedKeysService,
+    LeakReportGuard,
   ],
   // UnusableKeyRefusal: its preHandler is on the HTTP edge, which createApp builds.
   exports: [RegionKeysService, UnusableKeyRefusal],

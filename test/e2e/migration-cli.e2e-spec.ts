@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { openDatabase } from '../../src/database/data-source';
 import { KeyRollAndRegionEvents1763900000000 } from '../../src/region-keys/migrations/1763900000000-key-roll-and-region-events';
 import { KeyPermissionsAndAllowlists1764100000000 } from '../../src/region-keys/migrations/1764100000000-key-permissions-and-allowlists';
+import { KeyLeakReports1764710000000 } from '../../src/region-keys/migrations/1764710000000-key-leak-reports';
 import { runProcess } from '../support/processes';
 import { createPersistentTestDatabase, createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -95,8 +96,10 @@ it('shows without migrating, runs, reverts the last migration and runs it again,
 describe('a rollback never makes a key more powerful', () => {
   it('refuses to revert the key expiry while an unexpired key has one, and revokes expired keys as of their expiry', async () => {
     expect((await migration('run', database.env)).code).toBe(0);
+    // The migrations after it revert first: on a database without keys or events they refuse nothing.
+    while ((await appliedMigrations(database.env)).at(-1) !== 'KeyExpiryAndUpdates1764600000000')
+      expect((await migration('revert', database.env)).code).toBe(0);
     const all = await appliedMigrations(database.env);
-    expect(all.at(-1)).toBe('KeyExpiryAndUpdates1764600000000');
     const regionId = randomUUID();
     const expiredAt = new Date(Date.now() - 3_600_000);
     const [expiring, expired, rolledAway] = await onDatabase(database.env, async (db) => [
@@ -156,6 +159,16 @@ describe('a rollback never makes a key more powerful', () => {
         );
         await expect(down(new KeyRollAndRegionEvents1763900000000())).rejects.toThrow(
           /^1 active API key\(s\) are scheduled to stop \(revokes_at, after a roll\).*would make them permanent/,
+        );
+        // No leak reported yet: the leak reports revert (their column and types go); once one is, never.
+        await expect(down(new KeyLeakReports1764710000000())).resolves.toBeUndefined();
+        await db.query(
+          `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, api_key_id, api_key_token_preview, client_address)
+           VALUES ($1, $2, 'api_key.leak_reported', now(), 'reporter', $3, 'rk_preview', '203.0.113.7')`,
+          [randomUUID(), regionId, randomUUID()],
+        );
+        await expect(down(new KeyLeakReports1764710000000())).rejects.toThrow(
+          /^The audit trail holds 1 event\(s\) of leak reports.*cannot be reverted\. Nothing was changed\.$/,
         );
       });
     } finally {

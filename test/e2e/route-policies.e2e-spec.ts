@@ -18,6 +18,7 @@ const EXPECTED: Record<string, string> = {
   'DELETE /auth/region/api-keys/:id': 'region-api-key keys:write',
   'POST /auth/region/api-keys/:id/roll': 'region-api-key keys:write',
   'GET /auth/region/api-keys/:id/usage': 'region-api-key region:read',
+  'POST /auth/region/api-keys/leaked': 'public',
   'GET /auth/region/events': 'region-api-key region:read',
   'POST /user/signup': 'public',
   'POST /auth/token': 'public',

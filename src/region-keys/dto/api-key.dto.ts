@@ -55,6 +55,10 @@ export class ApiKeyDto {
   @ApiProperty({ type: [String], example: null })
   allowedCidrs: string[] | null;
 
+  /** When a leak of this key was first reported (POST /auth/region/api-keys/leaked) while it was the region's last managing key, which is never revoked: roll it. Null: no such report. */
+  @ApiDateTime({ example: null })
+  leakReportedAt: string | null;
+
   static from(key: ApiKeyRecord): ApiKeyDto {
     return {
       id: key.id,
@@ -67,6 +71,7 @@ export class ApiKeyDto {
       expiresAt: key.expiresAt?.toISOString() ?? null,
       permissions: key.permissions,
       allowedCidrs: key.allowedCidrs,
+      leakReportedAt: key.leakReportedAt?.toISOString() ?? null,
     };
   }
 }

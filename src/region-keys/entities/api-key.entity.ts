@@ -72,4 +72,8 @@ export class ApiKey {
   /** When the key stops working by itself, as chosen on create, roll or PATCH. Null: never. */
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt: Date | null;
+
+  /** When a leak of the key was first reported while the last-key rule kept it from being revoked. Null: never. */
+  @Column({ name: 'leak_reported_at', type: 'timestamptz', nullable: true })
+  leakReportedAt: Date | null;
 }
