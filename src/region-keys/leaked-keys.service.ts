@@ -1,5 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
-
 import { Injectable, Logger } from '@nestjs/common';
 
 import { Clock } from '../common/clock';
@@ -38,7 +36,7 @@ export class LeakedKeysService {
     // in one query, whatever they are; revoking a real key takes transactions that an unknown one
     // does not, so the answer waits for a floor (LEAK_REPORT_MIN_ANSWER_MS) started before any of
     // it: the work ends under the floor, and every report is answered at the same time after it.
-    const floor = delay(this.settings.LEAK_REPORT_MIN_ANSWER_MS);
+    const floor = new Promise((resolve) => setTimeout(resolve, this.settings.LEAK_REPORT_MIN_ANSWER_MS));
     await Promise.all([this.settle(keys, origin), floor]);
     return keys.length;
   }
