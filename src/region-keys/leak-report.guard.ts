@@ -1,4 +1,5 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
@@ -15,19 +16,28 @@ export const LEAK_REPORTS_POLICY = 'leak-reports';
  * The door of POST /auth/region/api-keys/leaked: counts every request per client address
  * (LEAK_REPORT_RATE_LIMIT, whatever its answer, this one's refusal of credentials included),
  * then refuses a request that carries credentials: the route takes none.
+ *
+ * The counters are the application's one RateLimitStore, found at start in a server only (as
+ * ApiKeyAuthGuard finds its strategy): the operator CLI loads this feature's module, and must
+ * not open a connection to Redis for a route it never serves.
  */
 @Injectable()
-export class LeakReportGuard implements CanActivate {
-  private readonly policy: RateLimitPolicy;
-  private readonly limiter: RateLimiterAbstract;
+export class LeakReportGuard implements CanActivate, OnModuleInit {
+  private readonly policy: RateLimitPolicy & { windowSeconds: number };
+  private limiter!: RateLimiterAbstract;
 
   constructor(
-    store: RateLimitStore,
     { LEAK_REPORT_RATE_LIMIT: limit, LEAK_REPORT_RATE_WINDOW_SECONDS: windowSeconds }: RegionKeysSettings,
     private readonly counters: SecurityCounters,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly moduleRef: ModuleRef,
   ) {
-    const policy = { name: LEAK_REPORTS_POLICY, limit, windowSeconds };
-    [this.policy, this.limiter] = [policy, store.limiter(policy)];
+    this.policy = { name: LEAK_REPORTS_POLICY, limit, windowSeconds };
+  }
+
+  onModuleInit(): void {
+    if (this.adapterHost.httpAdapter)
+      this.limiter = this.moduleRef.get(RateLimitStore, { strict: false }).limiter(this.policy);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

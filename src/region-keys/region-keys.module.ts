@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 
 import { IdempotencyModule } from '../common/idempotency';
-import { RateLimitModule } from '../common/rate-limit';
 import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { InitialRegion } from './initial-region';
@@ -27,13 +26,7 @@ import { RegionKeysSettings } from './region-keys.settings';
  * (see there).
  */
 @Module({
-  imports: [
-    ConfigModule.forFeature(RegionKeysSettings),
-    PassportModule,
-    KeyUsageModule,
-    IdempotencyModule,
-    RateLimitModule,
-  ],
+  imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],
   controllers: [RegionKeysController, KeyUsageController, RegionEventsController, LeakedKeysController],
   providers: [
     RegionKeysRepository,

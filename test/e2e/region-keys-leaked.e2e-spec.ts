@@ -237,13 +237,14 @@ describe('credentials', () => {
   it('refuses a request carrying X-API-Key or Authorization with a 400, and revokes nothing', async () => {
     const region = await regionWithTwoManagers(t);
     const keys = { keys: [region.second.key] };
-    for (const headers of [
+    const sent: Record<string, string>[] = [
       { 'x-api-key': region.key },
       { 'x-api-key': region.second.key },
       { 'x-api-key': '' },
       { authorization: 'Bearer abc' },
       { authorization: `Basic ${Buffer.from('a@example.com:password').toString('base64')}` },
-    ]) {
+    ];
+    for (const headers of sent) {
       const res = await report(t, keys, newAddress(), headers);
       expectProblem(res, 400, 'credentials-not-accepted');
       expect(res.headers['ratelimit-policy']).toBeDefined();

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 
 import type { Clock } from '../../src/common/clock/clock';
-import { NoSecurityCounters } from '../../src/common/metrics/security-counters';
+import { NoSecurityCounters, type SecurityCounters } from '../../src/common/metrics/security-counters';
 import type { AppConfig } from '../../src/config/app-config';
 import { generateApiKey, hashApiKey } from '../../src/region-keys/api-key-codec';
 import { LeakedKeysService } from '../../src/region-keys/leaked-keys.service';
@@ -24,7 +24,7 @@ describe(LeakedKeysService.name, () => {
   let sut: LeakedKeysService;
   let repository: jest.Mocked<RegionKeysRepository>;
   let regionKeys: jest.Mocked<RegionKeysService>;
-  let counters: NoSecurityCounters;
+  let counters: SecurityCounters;
 
   beforeEach(() => {
     jest.useFakeTimers();
@@ -105,7 +105,7 @@ describe(LeakedKeysService.name, () => {
     ]);
     expect(counted.mock.calls.map(([outcome]) => outcome).sort()).toEqual(['flagged', 'revoked', 'revoked']);
     expect(warned).toHaveBeenCalledTimes(1);
-    expect(warned.mock.calls[0][0]).toEqual(expect.stringContaining(`API key ${a2} of region ${a}`));
+    expect(warned).toHaveBeenCalledWith(expect.stringContaining(`API key ${a2} of region ${a}`));
   });
 
   it('fails when the work fails, as any request on a database that does not answer', async () => {
