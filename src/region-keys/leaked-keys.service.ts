@@ -4,7 +4,7 @@ import { Clock } from '../common/clock';
 import { SecurityCounters } from '../common/metrics';
 import { AppConfig } from '../config';
 import { hashApiKey, isWellFormedApiKey } from './api-key-codec';
-import { RegionKeysRepository } from './region-keys.repository';
+import { type ApiKeyRecord, RegionKeysRepository } from './region-keys.repository';
 import { RegionKeysService } from './region-keys.service';
 import { RegionKeysSettings } from './region-keys.settings';
 import type { ChangeOrigin, LeakReportOutcome } from './region-keys.types';
@@ -39,6 +39,11 @@ export class LeakedKeysService {
     const floor = new Promise((resolve) => setTimeout(resolve, this.settings.LEAK_REPORT_MIN_ANSWER_MS));
     await Promise.all([this.settle(keys, origin), floor]);
     return keys.length;
+  }
+
+  /** For operators: the active keys a leak report flagged, of every region; each must be rolled. */
+  listFlagged(): Promise<(ApiKeyRecord & { regionId: string })[]> {
+    return this.repository.listLeakFlaggedKeys(this.clock.now());
   }
 
   private async settle(keys: string[], origin: ChangeOrigin): Promise<void> {

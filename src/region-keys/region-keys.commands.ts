@@ -7,6 +7,7 @@ import { AppConfig } from '../config';
 import { parseCidr } from './address-allowlist';
 import { generateApiKey } from './api-key-codec';
 import { RegionEventDto } from './dto/region-event.dto';
+import { LeakedKeysService } from './leaked-keys.service';
 import { type Permission, PERMISSIONS } from './permissions';
 import { RegionKeysModule } from './region-keys.module';
 import type { ApiKeyRecord } from './region-keys.repository';
@@ -199,6 +200,32 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
     parse: () => (context) => {
       const key = generateApiKey(context.get(AppConfig).API_ENVIRONMENT);
       return Promise.resolve({ value: { key }, lines: [key] });
+    },
+  }),
+  cliCommand({
+    name: 'key leaked',
+    synopsis: ['[--json]'],
+    description: [
+      'List the active keys, of every region, reported as leaked but kept working',
+      "as their region's last managing key (leakReportedAt): each must be rolled.",
+    ],
+    modules: [RegionKeysModule],
+    parse: () => async (context) => {
+      const keys = await context.get(LeakedKeysService).listFlagged();
+      const value = keys.map((key) => ({
+        regionId: key.regionId,
+        id: key.id,
+        tokenPreview: key.tokenPreview,
+        description: key.description,
+        leakReportedAt: key.leakReportedAt!.toISOString(),
+      }));
+      const lines = value.map(
+        (key) => `${key.leakReportedAt}  region ${key.regionId}  key ${key.tokenPreview} (${key.id})`,
+      );
+      return {
+        value: { keys: value },
+        lines: lines.length === 0 ? ['No key reported as leaked is still active.'] : lines,
+      };
     },
   }),
   cliCommand({

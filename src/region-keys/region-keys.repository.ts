@@ -253,6 +253,16 @@ export class RegionKeysRepository {
     );
   }
 
+  /** Active keys of every region that a leak report flagged (see flagLeakReported), first reported first. */
+  async listLeakFlaggedKeys(now: Date): Promise<(ApiKeyRecord & { regionId: string })[]> {
+    return this.dataSource.query(
+      `SELECT ${API_KEY_COLUMNS}, region_id AS "regionId" FROM api_keys key
+        WHERE key.leak_reported_at IS NOT NULL AND ${activeAt('key', '$1')}
+        ORDER BY key.leak_reported_at, key.id`,
+      [now],
+    );
+  }
+
   /** Marks a key whose leak was reported but which the last-key rule keeps; the first report's time stays. */
   async flagLeakReported(tx: Transaction, keyId: string, at: Date): Promise<void> {
     await managerOf(tx).query(

@@ -5,9 +5,18 @@ import { DataSource } from 'typeorm';
 import { SecurityCounters } from '../../src/common/metrics/security-counters';
 import { generateApiKey, hashApiKey } from '../../src/region-keys/api-key-codec';
 import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
+import { runCliInProcess } from '../support/cli';
 import { expectProblem } from '../support/problems';
-import { createKey, newRegion, startTestApp, type TestApp, type TwoApps, twoInstances } from '../support/test-app';
-import { usesPostgresServer } from '../support/test-database';
+import {
+  createKey,
+  newRegion,
+  type RegionFixture,
+  startTestApp,
+  type TestApp,
+  type TwoApps,
+  twoInstances,
+} from '../support/test-app';
+import { createPersistentTestDatabase, usesPostgresServer } from '../support/test-database';
 
 /**
  * POST /auth/region/api-keys/leaked (docs/api.md, "Reporting a leaked key"): anyone reports
@@ -334,6 +343,39 @@ describe('hostile bodies', () => {
     const res = await report(t, { keys });
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ received: 100 });
+  });
+});
+
+describe('the operator CLI', () => {
+  it('lists the active keys reported as leaked and kept working, of every region, and no other', async () => {
+    const database = await createPersistentTestDatabase();
+    try {
+      // The embedded database takes one process at a time: the app is closed before the CLI runs.
+      const app = await startTestApp({}, database);
+      let kept: RegionFixture;
+      try {
+        kept = await newRegion(app);
+        const other = await regionWithTwoManagers(app);
+        expect((await report(app, { keys: [kept.key, other.second.key] })).statusCode).toBe(202);
+      } finally {
+        await app.close();
+      }
+      const res = await runCliInProcess(['key', 'leaked', '--json'], { NODE_ENV: 'test', ...database.env });
+      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(res.stdout)).toEqual({
+        keys: [
+          {
+            regionId: kept.regionId,
+            id: kept.keyId,
+            tokenPreview: `${kept.key.slice(0, 8)}\u2026${kept.key.slice(-4)}`,
+            description: 'first key',
+            leakReportedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          },
+        ],
+      });
+    } finally {
+      await database.drop();
+    }
   });
 });
 
