@@ -7,6 +7,7 @@ import { generateApiKey, hashApiKey } from '../../src/region-keys/api-key-codec'
 import { RegionKeysRepository } from '../../src/region-keys/region-keys.repository';
 import { runCliInProcess } from '../support/cli';
 import { expectProblem } from '../support/problems';
+import { type TwoInstances, twoInstancesSharingRedis } from '../support/redis';
 import {
   createKey,
   newRegion,
@@ -284,6 +285,24 @@ describe('the limit per client address', () => {
     const inNetwork = (i: number) => `2001:db8:77:1::${i}`;
     for (let i = 1; i <= LIMIT; i++) expect((await report(t, { keys: ['a'] }, inNetwork(i))).statusCode).toBe(202);
     expectProblem(await report(t, { keys: ['a'] }, inNetwork(99)), 429, 'too-many-requests');
+  });
+});
+
+describe('with REDIS_URL: two instances share one limit', () => {
+  let instances: TwoInstances;
+  beforeAll(async () => {
+    instances = await twoInstancesSharingRedis({ LEAK_REPORT_RATE_LIMIT: '3' });
+  });
+  afterAll(async () => instances?.close());
+
+  it('counts the reports of one address on either instance against one limit', async () => {
+    const { a, b } = instances;
+    const address = newAddress();
+    const remaining = [];
+    for (const app of [a, b, a])
+      remaining.push((await report(app, { keys: ['a'] }, address)).headers['x-ratelimit-remaining']);
+    expect(remaining).toEqual(['2', '1', '0']);
+    expectProblem(await report(b, { keys: ['a'] }, address), 429, 'too-many-requests');
   });
 });
 
