@@ -410,6 +410,16 @@ const OPERATIONS = [
     },
   ],
   [
+    1,
+    'POST /auth/region/api-keys/leaked',
+    // Keys that were never issued: the soak's own keys stay. From one address, the limit (60 an hour) answers most.
+    () =>
+      call('POST /auth/region/api-keys/leaked', [202, 429], '/auth/region/api-keys/leaked', {
+        method: 'POST',
+        ...json({ keys: [`rk_${randomBytes(20).toString('hex')}`] }),
+      }),
+  ],
+  [
     2,
     'GET /auth/region/events',
     async () => {

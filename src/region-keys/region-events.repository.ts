@@ -9,11 +9,17 @@ export const REGION_EVENT_TYPES = [
   'api_key.rolled',
   'api_key.revoked',
   'api_key.updated',
+  'api_key.leak_reported',
 ] as const;
 export type RegionEventType = (typeof REGION_EVENT_TYPES)[number];
 
-/** Who made a change: a region API key (over HTTP), or an operator (CLI, first start). */
-export type EventActor = { type: 'api_key'; apiKeyId: string; tokenPreview: string } | { type: 'operator' };
+/**
+ * Who made a change: a region API key (over HTTP), an operator (CLI, first start), or someone
+ * who reported the key as leaked (POST /auth/region/api-keys/leaked, no credentials: the
+ * event's client address is theirs).
+ */
+export type EventActor =
+  { type: 'api_key'; apiKeyId: string; tokenPreview: string } | { type: 'operator' } | { type: 'reporter' };
 
 /**
  * The key a change acted on; `revokesAt` only on `api_key.rolled`, when the old key stops,
@@ -67,7 +73,7 @@ interface RegionEventRow {
   seq: string;
   type: RegionEventType;
   occurredAt: Date;
-  actorType: 'api_key' | 'operator';
+  actorType: EventActor['type'];
   actorApiKeyId: string | null;
   actorTokenPreview: string | null;
   apiKeyId: string;
@@ -164,7 +170,7 @@ export class RegionEventsRepository {
       actor:
         row.actorType === 'api_key'
           ? { type: 'api_key', apiKeyId: row.actorApiKeyId!, tokenPreview: row.actorTokenPreview! }
-          : { type: 'operator' },
+          : { type: row.actorType },
       apiKey: {
         id: row.apiKeyId,
         tokenPreview: row.apiKeyTokenPreview,

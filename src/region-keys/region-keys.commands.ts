@@ -8,6 +8,7 @@ import { parseCidr } from './address-allowlist';
 import { generateApiKey } from './api-key-codec';
 import { RegionEventDto } from './dto/region-event.dto';
 import { formatRateLimit, type KeyRateLimit, parseRateLimit } from './key-rate-limit';
+import { LeakedKeysService } from './leaked-keys.service';
 import { type Permission, PERMISSIONS } from './permissions';
 import { RegionKeysModule } from './region-keys.module';
 import type { ApiKeyRecord } from './region-keys.repository';
@@ -90,7 +91,7 @@ const EVENTS_PER_QUERY = 100;
 
 function describeEvent(event: RegionEventDto): string {
   const actor =
-    event.actor.type === 'api_key' ? `key ${event.actor.tokenPreview} (${event.actor.apiKeyId})` : 'operator';
+    event.actor.type === 'api_key' ? `key ${event.actor.tokenPreview} (${event.actor.apiKeyId})` : event.actor.type;
   const stops = event.apiKey.revokesAt ? ` stops ${event.apiKey.revokesAt}` : '';
   const expires = event.apiKey.expiresAt ? ` expires ${event.apiKey.expiresAt}` : '';
   const changes = event.changes ? ` sets ${JSON.stringify(event.changes)}` : '';
@@ -219,6 +220,32 @@ export const REGION_KEYS_COMMANDS: CliCommand[] = [
     parse: () => (context) => {
       const key = generateApiKey(context.get(AppConfig).API_ENVIRONMENT);
       return Promise.resolve({ value: { key }, lines: [key] });
+    },
+  }),
+  cliCommand({
+    name: 'key leaked',
+    synopsis: ['[--json]'],
+    description: [
+      'List the active keys, of every region, reported as leaked but kept working',
+      "as their region's last managing key (leakReportedAt): each must be rolled.",
+    ],
+    modules: [RegionKeysModule],
+    parse: () => async (context) => {
+      const keys = await context.get(LeakedKeysService).listFlagged();
+      const value = keys.map((key) => ({
+        regionId: key.regionId,
+        id: key.id,
+        tokenPreview: key.tokenPreview,
+        description: key.description,
+        leakReportedAt: key.leakReportedAt!.toISOString(),
+      }));
+      const lines = value.map(
+        (key) => `${key.leakReportedAt}  region ${key.regionId}  key ${key.tokenPreview} (${key.id})`,
+      );
+      return {
+        value: { keys: value },
+        lines: lines.length === 0 ? ['No key reported as leaked is still active.'] : lines,
+      };
     },
   }),
   cliCommand({

@@ -97,6 +97,28 @@ export const RATE_LIMIT_ABOVE_CALLER = defineProblemType({
   example: () => rateLimitAboveCaller({ requests: 1200, perSeconds: 60 }, { requests: 600, perSeconds: 60 }),
 });
 
+export const CREDENTIALS_NOT_ACCEPTED = defineProblemType({
+  slug: 'credentials-not-accepted',
+  status: 400,
+  title: 'Credentials not accepted here',
+  meaning:
+    'The request carried credentials (an X-API-Key or Authorization header) to a route that takes none: reporting ' +
+    'leaked keys (POST /auth/region/api-keys/leaked) is open to anyone, and a key sent there would be one more ' +
+    'copy of a secret in transit. Nothing was reported.',
+  action: 'Send the report again without the X-API-Key and Authorization headers.',
+  example: () => new CredentialsNotAcceptedError(),
+});
+
+/** Credentials sent to a route that takes none: refused, so that no caller comes to rely on sending them. */
+export class CredentialsNotAcceptedError extends DomainError {
+  constructor() {
+    super(
+      CREDENTIALS_NOT_ACCEPTED,
+      'This route takes no credentials: send the request without the X-API-Key and Authorization headers.',
+    );
+  }
+}
+
 export class LastApiKeyError extends ConflictError {
   constructor() {
     super(

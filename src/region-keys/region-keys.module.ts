@@ -11,6 +11,9 @@ import { KeyExpiryMetric } from './key-expiry-metric';
 import { KeyRateLimiter } from './key-rate-limiter';
 import { KeyUsageController } from './key-usage/key-usage.controller';
 import { KeyUsageModule } from './key-usage/key-usage.module';
+import { LeakReportGuard } from './leak-report.guard';
+import { LeakedKeysController } from './leaked-keys.controller';
+import { LeakedKeysService } from './leaked-keys.service';
 import { RegionEventsController } from './region-events.controller';
 import { RegionEventsRepository } from './region-events.repository';
 import { UnusableKeyRefusal } from './region-key-auth.decorator';
@@ -33,7 +36,13 @@ import { RegionKeysSettings } from './region-keys.settings';
     IdempotencyModule,
     RateLimitModule,
   ],
-  controllers: [RegionKeysController, CurrentKeyController, KeyUsageController, RegionEventsController],
+  controllers: [
+    RegionKeysController,
+    CurrentKeyController,
+    KeyUsageController,
+    RegionEventsController,
+    LeakedKeysController,
+  ],
   providers: [
     RegionKeysRepository,
     RegionEventsRepository,
@@ -43,6 +52,8 @@ import { RegionKeysSettings } from './region-keys.settings';
     InitialRegion,
     KeyExpiryMetric,
     KeyRateLimiter,
+    LeakedKeysService,
+    LeakReportGuard,
   ],
   // UnusableKeyRefusal: its preHandler is on the HTTP edge, which createApp builds.
   exports: [RegionKeysService, UnusableKeyRefusal],

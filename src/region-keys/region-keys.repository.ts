@@ -20,6 +20,7 @@ export type ApiKeyRecord = { rateLimit: KeyRateLimit | null } & Pick<
   | 'expiresAt'
   | 'permissions'
   | 'allowedCidrs'
+  | 'leakReportedAt'
 >;
 
 export type RegionRecord = Pick<Region, 'id' | 'name' | 'createdAt' | 'updatedAt'>;
@@ -58,7 +59,7 @@ const rateLimitOf = (alias?: string) => {
 
 const API_KEY_COLUMNS = `id, description, token_preview AS "tokenPreview", created_at AS "createdAt", updated_at AS "updatedAt",
   last_used_at AS "lastUsedAt", revokes_at AS "revokesAt", expires_at AS "expiresAt", permissions,
-  allowed_cidrs AS "allowedCidrs", ${rateLimitOf()} AS "rateLimit"`;
+  allowed_cidrs AS "allowedCidrs", ${rateLimitOf()} AS "rateLimit", leak_reported_at AS "leakReportedAt"`;
 
 /**
  * A key that authenticates at the time given as parameter `at`: not revoked, not past a
@@ -83,7 +84,7 @@ const KEY_WITH_REGION = `
          key.id, key.description, key.token_preview AS "tokenPreview", key.created_at AS "createdAt",
          key.updated_at AS "updatedAt", key.last_used_at AS "lastUsedAt", key.revokes_at AS "revokesAt",
          key.expires_at AS "expiresAt", key.permissions, key.allowed_cidrs AS "allowedCidrs",
-         ${rateLimitOf('key')} AS "rateLimit"
+         ${rateLimitOf('key')} AS "rateLimit", key.leak_reported_at AS "leakReportedAt"
     FROM api_keys presented
     JOIN regions region ON region.id = presented.region_id
     JOIN api_keys key ON key.region_id = presented.region_id AND ${activeAt('key', '$2')}
@@ -144,6 +145,7 @@ export class RegionKeysRepository {
           permissions,
           allowedCidrs,
           rateLimit,
+          leakReportedAt,
         }) => ({
           id,
           description,
@@ -156,6 +158,7 @@ export class RegionKeysRepository {
           permissions,
           allowedCidrs,
           rateLimit,
+          leakReportedAt,
         }),
       ),
     };
@@ -252,6 +255,37 @@ export class RegionKeysRepository {
       [keyId, regionId, now],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * The active keys, of any region, among those whose hash is in `tokenHashes`: one query on
+   * the unique index of hashes, whatever the number of hashes or matches.
+   */
+  async findActiveKeysByHashes(tokenHashes: string[], now: Date): Promise<Pick<ApiKey, 'id' | 'regionId'>[]> {
+    return this.dataSource.query(
+      `SELECT key.id, key.region_id AS "regionId" FROM api_keys key
+        WHERE key.token_hash = ANY($1::char(64)[]) AND ${activeAt('key', '$2')}
+        ORDER BY key.region_id, key.id`,
+      [tokenHashes, now],
+    );
+  }
+
+  /** Active keys of every region that a leak report flagged (see flagLeakReported), first reported first. */
+  async listLeakFlaggedKeys(now: Date): Promise<(ApiKeyRecord & { regionId: string })[]> {
+    return this.dataSource.query(
+      `SELECT ${API_KEY_COLUMNS}, region_id AS "regionId" FROM api_keys key
+        WHERE key.leak_reported_at IS NOT NULL AND ${activeAt('key', '$1')}
+        ORDER BY key.leak_reported_at, key.id`,
+      [now],
+    );
+  }
+
+  /** Marks a key whose leak was reported but which the last-key rule keeps; the first report's time stays. */
+  async flagLeakReported(tx: Transaction, keyId: string, at: Date): Promise<void> {
+    await managerOf(tx).query(
+      `UPDATE api_keys SET leak_reported_at = $2, updated_at = $2 WHERE id = $1 AND leak_reported_at IS NULL`,
+      [keyId, at],
+    );
   }
 
   async revokeKey(tx: Transaction, keyId: string, at: Date): Promise<void> {

@@ -47,6 +47,7 @@ import {
   type KeyConditions,
   type KeyGrantRequest,
   type KeyPatch,
+  type LeakReportOutcome,
   OPERATOR,
   OPERATOR_HOLDS,
   type RegionEventPage,
@@ -139,6 +140,42 @@ export class RegionKeysService {
       await this.keepManageable(tx, regionId, key, null);
       await this.repository.revokeKey(tx, keyId, now);
       await this.record(tx, regionId, now, origin, [['api_key.revoked', keyOf(key)]]);
+    });
+  }
+
+  /**
+   * Settles leak reports of active keys of one region: each is revoked at once, as a DELETE
+   * would, unless the last-key rule keeps it (see keepManageable), under the same region row
+   * lock, so reports and changes from any instance queue as DELETEs do. A kept key is flagged
+   * (leakReportedAt); both get an api_key.leak_reported event, a revoked one its api_key.revoked.
+   * Keys no longer active when the lock is held are left out. Answers what became of each.
+   */
+  async settleLeakReports(regionId: string, keyIds: string[], origin: ChangeOrigin): Promise<LeakReportOutcome[]> {
+    return this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
+      await this.repository.lockRegion(tx, regionId);
+      const now = this.clock.now();
+      const outcomes: LeakReportOutcome[] = [];
+      for (const keyId of keyIds) {
+        const key = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
+        if (!key) continue;
+        const reported: [RegionEventType, EventApiKey] = ['api_key.leak_reported', keyOf(key)];
+        let kept = false;
+        try {
+          await this.keepManageable(tx, regionId, key, null);
+        } catch (err) {
+          if (!(err instanceof LastApiKeyError)) throw err;
+          kept = true;
+        }
+        if (kept) {
+          await this.repository.flagLeakReported(tx, keyId, now);
+          await this.record(tx, regionId, now, origin, [reported]);
+        } else {
+          await this.repository.revokeKey(tx, keyId, now);
+          await this.record(tx, regionId, now, origin, [reported, ['api_key.revoked', keyOf(key)]]);
+        }
+        outcomes.push({ keyId, regionId, outcome: kept ? 'flagged' : 'revoked' });
+      }
+      return outcomes;
     });
   }
 

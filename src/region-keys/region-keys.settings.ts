@@ -112,6 +112,20 @@ export class RegionKeysSettings {
   get regionKeyRateLimit(): KeyRateLimit {
     return parseRateLimit(this.REGION_KEY_RATE_LIMIT)!;
   }
+  /** Leak reports (POST /auth/region/api-keys/leaked) per client address in one window, whatever their answer. */
+  @IntSetting({ min: 1, max: 100000 })
+  LEAK_REPORT_RATE_LIMIT = 60;
+
+  /** That window, in seconds. */
+  @IntSetting({ min: 1, max: 86400 })
+  LEAK_REPORT_RATE_WINDOW_SECONDS = 3600;
+
+  /**
+   * The least time a leak report takes to be answered, in milliseconds: long enough to cover the
+   * revocation of a batch of keys, so that the answer's timing does not tell which keys were real.
+   */
+  @IntSetting({ min: 0, max: 10000 })
+  LEAK_REPORT_MIN_ANSWER_MS = 500;
 
   get initialRegionName(): string {
     return this.INITIAL_REGION_NAME ?? 'Default region';

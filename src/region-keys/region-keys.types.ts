@@ -92,3 +92,10 @@ export interface RegionEventPage {
   /** The cursor of the next page; null on the last one. */
   next: string | null;
 }
+
+/** What a leak report did to one active key: revoked, or flagged (the last-key rule keeps it). */
+export interface LeakReportOutcome {
+  keyId: string;
+  regionId: string;
+  outcome: 'revoked' | 'flagged';
+}

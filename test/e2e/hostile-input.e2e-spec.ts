@@ -94,6 +94,8 @@ const KNOWLEDGE: Record<string, RouteKnowledge> = {
   'POST /auth/region/api-keys/:id/roll': { params: keyIds },
   'GET /auth/region/api-keys/:id/usage': { params: keyIds },
   'GET /auth/region/api-keys/:id/clients': { params: keyIds },
+  // Keys never issued: the suite's own keys stay.
+  'POST /auth/region/api-keys/leaked': { validBody: () => fc.constant({ keys: ['rk_never-issued'] }) },
   'GET /auth/region/events': {},
   'POST /user/signup': {
     validBody: () => fc.record({ email: fc.uuid().map((u) => `${u}@example.com`), password: canary }),

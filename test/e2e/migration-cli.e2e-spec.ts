@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/database/data-source';
 import { KeyRollAndRegionEvents1763900000000 } from '../../src/region-keys/migrations/1763900000000-key-roll-and-region-events';
 import { KeyPermissionsAndAllowlists1764100000000 } from '../../src/region-keys/migrations/1764100000000-key-permissions-and-allowlists';
 import { KeyClientsAndHourlyUsage1764700000000 } from '../../src/region-keys/migrations/1764700000000-key-clients-and-hourly-usage';
+import { KeyLeakReports1764710000000 } from '../../src/region-keys/migrations/1764710000000-key-leak-reports';
 import { KeyRateLimits1764720000000 } from '../../src/region-keys/migrations/1764720000000-key-rate-limits';
 import { runProcess } from '../support/processes';
 import { createPersistentTestDatabase, createTestDatabase, TestDatabase } from '../support/test-database';
@@ -97,7 +98,7 @@ it('shows without migrating, runs, reverts the last migration and runs it again,
 describe('a rollback never makes a key more powerful', () => {
   it('refuses to revert the key expiry while an unexpired key has one, and revokes expired keys as of their expiry', async () => {
     expect((await migration('run', database.env)).code).toBe(0);
-    // The migrations after it, taken back first (their own rules are tested below and elsewhere).
+    // The migrations after it revert first: on a database without keys or events they refuse nothing.
     while ((await appliedMigrations(database.env)).at(-1) !== 'KeyExpiryAndUpdates1764600000000')
       expect((await migration('revert', database.env)).code).toBe(0);
     const all = await appliedMigrations(database.env);
@@ -171,6 +172,16 @@ describe('a rollback never makes a key more powerful', () => {
         });
         await expect(down(new KeyRateLimits1764720000000())).rejects.toThrow(
           /^1 active API key\(s\) have a rate limit of their own \(rateLimit\).*any number of requests\. Revoke them/,
+        );
+        // No leak reported yet: the leak reports revert (their column and types go); once one is, never.
+        await expect(down(new KeyLeakReports1764710000000())).resolves.toBeUndefined();
+        await db.query(
+          `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, api_key_id, api_key_token_preview, client_address)
+           VALUES ($1, $2, 'api_key.leak_reported', now(), 'reporter', $3, 'rk_preview', '203.0.113.7')`,
+          [randomUUID(), regionId, randomUUID()],
+        );
+        await expect(down(new KeyLeakReports1764710000000())).rejects.toThrow(
+          /^The audit trail holds 1 event\(s\) of leak reports.*cannot be reverted\. Nothing was changed\.$/,
         );
       });
     } finally {

@@ -81,7 +81,12 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
   const BIG = JSON.stringify({ name: 'x'.repeat(70 * 1024) });
 
   beforeAll(async () => {
-    t = await startTestApp({ MAX_API_KEYS_PER_REGION: '3', LOGIN_FAILURE_LIMIT: '3', SIGNUP_RATE_LIMIT: '20' });
+    t = await startTestApp({
+      MAX_API_KEYS_PER_REGION: '3',
+      LOGIN_FAILURE_LIMIT: '3',
+      SIGNUP_RATE_LIMIT: '20',
+      LEAK_REPORT_RATE_LIMIT: '20',
+    });
     examples = declaredExamples((await t.app.inject({ method: 'GET', url: '/docs-json' })).json());
     region = await newRegion(t);
     alice = await newUser(t, { name: 'Alice' });
@@ -187,6 +192,18 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
     const url = `/auth/region/api-keys/${own.keyId}/roll`;
     expect((await json('POST', url, { description: 'a' }, headers)).statusCode).toBe(201);
     return json('POST', url, { description: 'b' }, headers);
+  });
+
+  const LEAKED = '/auth/region/api-keys/leaked';
+  provoke(`POST ${LEAKED} 400 credentials-not-accepted`, () => json('POST', LEAKED, { keys: ['a'] }, withKey()));
+  provoke(`POST ${LEAKED} 400 validation`, () => json('POST', LEAKED, { keys: [] }));
+  provoke(`POST ${LEAKED} 429 too-many-requests`, async () => {
+    // LEAK_REPORT_RATE_LIMIT reports from one address, whatever their answer: these are all refused, and counted.
+    const from = { remoteAddress: '10.20.30.41' };
+    let res: Response;
+    do res = await send({ method: 'POST', url: LEAKED, payload: {}, ...from });
+    while (res.statusCode === 400);
+    return res;
   });
 
   // Users and tokens.

@@ -53,6 +53,7 @@ describe('POST /auth/region/api-keys/:id/roll', () => {
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
       lastUsedAt: null,
+      leakReportedAt: null,
       revokesAt: null,
       expiresAt: null,
       permissions: ['region:read', 'keys:write'],

@@ -20,6 +20,7 @@ const EXPECTED: Record<string, string> = {
   'POST /auth/region/api-keys/:id/roll': 'region-api-key keys:write',
   'GET /auth/region/api-keys/:id/usage': 'region-api-key region:read',
   'GET /auth/region/api-keys/:id/clients': 'region-api-key region:read',
+  'POST /auth/region/api-keys/leaked': 'public',
   'GET /auth/region/events': 'region-api-key region:read',
   'POST /user/signup': 'public',
   'POST /auth/token': 'public',

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { API_KEY_OUTCOMES } from '../../src/common/metrics/security-counters';
+import { API_KEY_OUTCOMES, LEAKED_KEY_OUTCOMES } from '../../src/common/metrics/security-counters';
 
 /**
  * The outcomes of key authentications that the docs name against the code's list, as
@@ -11,13 +11,15 @@ import { API_KEY_OUTCOMES } from '../../src/common/metrics/security-counters';
  */
 const DOC = 'docs/operations.md';
 const SERIES = 'region_keys_api_api_key_authentications_total';
+/** The outcomes of leak reports: a series of its own, with an `outcome` label too. */
+const LEAKED_SERIES = 'region_keys_api_leaked_api_keys_total';
 
 /** The labels cell of the series' row in the Metrics table: every value in backticks. */
-function tabledOutcomes(): string[] {
+function tabledOutcomes(series = SERIES): string[] {
   const row = readFileSync(DOC, 'utf8')
     .split('\n')
-    .find((line) => line.startsWith(`| \`${SERIES}\``));
-  if (!row) throw new Error(`${DOC} has no row for ${SERIES} in its Metrics table`);
+    .find((line) => line.startsWith(`| \`${series}\``));
+  if (!row) throw new Error(`${DOC} has no row for ${series} in its Metrics table`);
   const labels = row.split('|')[2];
   return [...labels.matchAll(/`([a-z_]+)`/g)].map(([, value]) => value).filter((value) => value !== 'outcome');
 }
@@ -41,10 +43,11 @@ function outcomesNamed(): { outcome: string; where: string }[] {
 describe('key authentication outcomes in the docs', () => {
   it(`lists every outcome the code counts in ${DOC}, and no other`, () => {
     expect([...tabledOutcomes()].sort()).toEqual([...API_KEY_OUTCOMES].sort());
+    expect([...tabledOutcomes(LEAKED_SERIES)].sort()).toEqual([...LEAKED_KEY_OUTCOMES].sort());
   });
 
   it('names only outcomes the code counts wherever a doc quotes one', () => {
-    const known = new Set<string>(API_KEY_OUTCOMES);
+    const known = new Set<string>([...API_KEY_OUTCOMES, ...LEAKED_KEY_OUTCOMES]);
     const named = outcomesNamed();
     expect(named.length).toBeGreaterThan(0);
     expect(

@@ -9,6 +9,8 @@ import { RequestDurations } from './request-durations';
 import {
   API_KEY_OUTCOMES,
   type ApiKeyOutcome,
+  LEAKED_KEY_OUTCOMES,
+  type LeakedKeyOutcome,
   type RateLimitName,
   SecurityCounters,
   type SignInMethod,
@@ -17,7 +19,7 @@ import {
 /** Names of the service's own series; HTTP and process series use the usual names. */
 export const PREFIX = 'region_keys_api_';
 
-const RATE_LIMITS: readonly RateLimitName[] = ['login', 'signup', 'api_key'];
+const RATE_LIMITS: readonly RateLimitName[] = ['login', 'signup', 'api_key', 'leak_report'];
 const SIGN_IN_METHODS: readonly SignInMethod[] = ['token', 'basic'];
 
 // Most requests take a few milliseconds: finer buckets at the low end than prom-client's default.
@@ -76,6 +78,7 @@ export class PrometheusMetrics extends SecurityCounters {
   private readonly rateLimitRefusals: Record<RateLimitName, Child<Counter<'limit'>>>;
   private readonly signInFailures: Record<SignInMethod, Child<Counter<'method'>>>;
   private readonly apiKeyAuthentications: Record<ApiKeyOutcome, Child<Counter<'outcome'>>>;
+  private readonly leakedKeys: Record<LeakedKeyOutcome, Child<Counter<'outcome'>>>;
 
   constructor(dataSource: DataSource, build: BuildInfo) {
     super();
@@ -98,6 +101,12 @@ export class PrometheusMetrics extends SecurityCounters {
       'outcome',
       API_KEY_OUTCOMES,
     );
+    this.leakedKeys = this.counterOf(
+      'leaked_api_keys_total',
+      "Active region API keys reported as leaked, by outcome: revoked (at once), flagged (the region's last managing key, kept by the last-key rule: it shows leakReportedAt until the region rolls it).",
+      'outcome',
+      LEAKED_KEY_OUTCOMES,
+    );
     new Gauge({
       name: `${PREFIX}build_info`,
       help: 'Always 1; the labels say which build is running.',
@@ -117,6 +126,10 @@ export class PrometheusMetrics extends SecurityCounters {
 
   apiKeyAuthenticated(outcome: ApiKeyOutcome): void {
     this.apiKeyAuthentications[outcome].inc();
+  }
+
+  leakedKeyReported(outcome: LeakedKeyOutcome): void {
+    this.leakedKeys[outcome].inc();
   }
 
   private counterOf<L extends string, V extends string>(

@@ -1,5 +1,12 @@
 /** Which limit refused a request (`api_key`: a region API key's own rate limit, any key). */
-export type RateLimitName = 'login' | 'signup' | 'api_key';
+export type RateLimitName = 'login' | 'signup' | 'api_key' | 'leak_report';
+
+/**
+ * What became of an active region API key reported as leaked: `revoked` at once, or `flagged`
+ * (the region's last managing key, which the last-key rule keeps: it gets leakReportedAt).
+ */
+export const LEAKED_KEY_OUTCOMES = ['revoked', 'flagged'] as const;
+export type LeakedKeyOutcome = (typeof LEAKED_KEY_OUTCOMES)[number];
 
 /** How a sign-in with email and password was made. */
 export type SignInMethod = 'token' | 'basic';
@@ -33,10 +40,12 @@ export abstract class SecurityCounters {
   abstract rateLimited(limit: RateLimitName): void;
   abstract signInFailed(method: SignInMethod): void;
   abstract apiKeyAuthenticated(outcome: ApiKeyOutcome): void;
+  abstract leakedKeyReported(outcome: LeakedKeyOutcome): void;
 }
 
 export class NoSecurityCounters extends SecurityCounters {
   rateLimited(): void {}
   signInFailed(): void {}
   apiKeyAuthenticated(): void {}
+  leakedKeyReported(): void {}
 }

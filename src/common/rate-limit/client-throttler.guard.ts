@@ -11,6 +11,22 @@ import { tooManySignups } from './too-many-requests.error';
 /** The name clients see in RateLimit-Policy and RateLimit for the sign-up limit. */
 export const SIGNUP_POLICY = 'signup';
 
+/**
+ * Takes a hit of `limiter` for the request's client address and puts the limit's headers on the
+ * reply, or throws `refuse(seconds to wait)` past the limit: the body of a per-client-address guard.
+ */
+export async function takeClientHit(
+  context: ExecutionContext,
+  limiter: RateLimiterAbstract,
+  policy: RateLimitPolicy,
+  refuse: (retryAfter: number) => Error,
+): Promise<void> {
+  const http = context.switchToHttp();
+  const hit = await takeHit(limiter, clientKey(http.getRequest<FastifyRequest>().ip), refuse);
+  const state = { remaining: hit.remainingPoints, reset: toSeconds(hit.msBeforeNext) };
+  http.getResponse<FastifyReply>().headers(rateLimitHeaders(policy, state));
+}
+
 /** Limits the requests per client address of the routes that use it (@UseGuards): sign-up alone. */
 @Injectable()
 export class ClientThrottlerGuard implements CanActivate {
@@ -27,14 +43,10 @@ export class ClientThrottlerGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const http = context.switchToHttp();
-    const key = clientKey(http.getRequest<FastifyRequest>().ip);
-    const hit = await takeHit(this.limiter, key, (retryAfter) => {
+    await takeClientHit(context, this.limiter, this.policy, (retryAfter) => {
       this.counters.rateLimited('signup');
       return tooManySignups(this.policy, retryAfter);
     });
-    const state = { remaining: hit.remainingPoints, reset: toSeconds(hit.msBeforeNext) };
-    http.getResponse<FastifyReply>().headers(rateLimitHeaders(this.policy, state));
     return true;
   }
 }

@@ -25,6 +25,7 @@ export const tooManyLoginFailures = tooMany('failed sign-in attempts for this em
 /** Too many failed sign-ins from one client address, whatever the email. */
 export const tooManyAddressLoginFailures = tooMany('failed sign-in attempts');
 export const tooManySignups = tooMany('sign-ups');
+export const tooManyLeakReports = tooMany('leak reports');
 
 declareProblemExample(TOO_MANY_REQUESTS, () =>
   tooManyLoginFailures({ name: LOGIN_FAILURES_POLICY, limit: 10, windowSeconds: 900 }, 42),

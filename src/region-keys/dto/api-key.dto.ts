@@ -59,6 +59,10 @@ export class ApiKeyDto {
   /** The key's own rate limit; null: the region's default (the operator's REGION_KEY_RATE_LIMIT). */
   rateLimit: KeyRateLimitDto | null;
 
+  /** When a leak of this key was first reported (POST /auth/region/api-keys/leaked) while it was the region's last managing key, which is never revoked: roll it. Null: no such report. */
+  @ApiDateTime({ example: null })
+  leakReportedAt: string | null;
+
   static from(key: ApiKeyRecord): ApiKeyDto {
     return {
       id: key.id,
@@ -72,6 +76,7 @@ export class ApiKeyDto {
       permissions: key.permissions,
       allowedCidrs: key.allowedCidrs,
       rateLimit: key.rateLimit,
+      leakReportedAt: key.leakReportedAt?.toISOString() ?? null,
     };
   }
 }

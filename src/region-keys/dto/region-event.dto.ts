@@ -72,6 +72,16 @@ export class RegionEventReplacesDto {
   id: string;
 }
 
+@ApiSchema({
+  name: 'ReporterActor',
+  description:
+    'Someone who reported the key as leaked (POST /auth/region/api-keys/leaked), without credentials: `clientAddress` is theirs.',
+})
+export class ReporterActorDto {
+  /** @example reporter */
+  type: 'reporter';
+}
+
 @ApiSchema({ name: 'RegionEventApiKey' })
 export class RegionEventApiKeyDto {
   /** @example 7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f */
@@ -145,14 +155,14 @@ export class ApiKeyChangesDto {
   name: 'RegionEvent',
   description: 'One change to the region or its keys, recorded with the change itself.',
 })
-@ApiExtraModels(ApiKeyActorDto, OperatorActorDto)
+@ApiExtraModels(ApiKeyActorDto, OperatorActorDto, ReporterActorDto)
 export class RegionEventDto {
   /** @example 3f6a7c2e-1d4b-4a9c-8e2f-5b6c7d8e9f0a */
   @ApiUuid()
   id: string;
 
   /**
-   * `region.created` (with its first key), `api_key.created`, `api_key.rolled` (on the old key; the new key has its own `api_key.created`), `api_key.updated` (a PATCH; `changes` says what it set) or `api_key.revoked` (a DELETE). A rolled key that reaches its `revokesAt`, or a key its `expiresAt`, stops by itself: the event that set that time already says when.
+   * `region.created` (with its first key), `api_key.created`, `api_key.rolled` (on the old key; the new key has its own `api_key.created`), `api_key.updated` (a PATCH; `changes` says what it set), `api_key.revoked` (a DELETE, or a leak report) or `api_key.leak_reported` (the key was reported as leaked: revoked at once, with an `api_key.revoked` of the same reporter, unless it is the region's last managing key, which then shows `leakReportedAt`). A rolled key that reaches its `revokesAt`, or a key its `expiresAt`, stops by itself: the event that set that time already says when.
    * @example api_key.rolled
    */
   type: RegionEventType;
@@ -162,8 +172,10 @@ export class RegionEventDto {
   occurredAt: string;
 
   /** Who made the change. */
-  @ApiProperty({ oneOf: [{ $ref: getSchemaPath(ApiKeyActorDto) }, { $ref: getSchemaPath(OperatorActorDto) }] })
-  actor: ApiKeyActorDto | OperatorActorDto;
+  @ApiProperty({
+    oneOf: [ApiKeyActorDto, OperatorActorDto, ReporterActorDto].map((actor) => ({ $ref: getSchemaPath(actor) })),
+  })
+  actor: ApiKeyActorDto | OperatorActorDto | ReporterActorDto;
 
   /** The key the change acted on. */
   apiKey: RegionEventApiKeyDto;
@@ -172,7 +184,7 @@ export class RegionEventDto {
   changes?: ApiKeyChangesDto;
 
   /**
-   * The client address of the request that made the change; null for operators.
+   * The client address of the request that made the change (for a reporter, theirs); null for operators.
    * @example 203.0.113.7
    */
   clientAddress: string | null;

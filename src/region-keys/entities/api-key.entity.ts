@@ -83,4 +83,8 @@ export class ApiKey {
 
   @Column({ name: 'rate_limit_per_seconds', type: 'integer', nullable: true })
   rateLimitPerSeconds: number | null;
+
+  /** When a leak of the key was first reported while the last-key rule kept it from being revoked. Null: never. */
+  @Column({ name: 'leak_reported_at', type: 'timestamptz', nullable: true })
+  leakReportedAt: Date | null;
 }

@@ -12,11 +12,11 @@ import { Region } from './region.entity';
 @Index('region_events_by_region_newest_idx', ['regionId', 'occurredAt', 'seq'])
 @Check(
   'region_events_type_check',
-  `"type" IN ('region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked', 'api_key.updated')`,
+  `"type" IN ('region.created', 'api_key.created', 'api_key.rolled', 'api_key.revoked', 'api_key.updated', 'api_key.leak_reported')`,
 )
 @Check(
   'region_events_actor_check',
-  `("actor_type" = 'operator' AND "actor_api_key_id" IS NULL AND "actor_token_preview" IS NULL)
+  `("actor_type" IN ('operator', 'reporter') AND "actor_api_key_id" IS NULL AND "actor_token_preview" IS NULL)
         OR ("actor_type" = 'api_key' AND "actor_api_key_id" IS NOT NULL AND "actor_token_preview" IS NOT NULL)`,
 )
 export class RegionEvent {

@@ -231,6 +231,24 @@ export async function exercise({ anyone, client, regionApiKey }: ClientContext):
     'roll without a key',
   );
 
+  const leaked = { body: { keys: [rolled.key, 'not a key'] } };
+  const received = await expectData(anyone.POST('/auth/region/api-keys/leaked', leaked), 202, 'report a leaked key');
+  check(received.received === 2, 'every string is counted as received');
+  const afterLeak = await expectData(admin.GET('/auth/regions/me'), 200, 'my region after the report');
+  check(!afterLeak.apiKeys.some((key) => key.id === rolled.id), 'the reported key is revoked at once');
+  await expectProblem(
+    admin.POST('/auth/region/api-keys/leaked', leaked),
+    400,
+    'credentials-not-accepted',
+    'report with a key',
+  );
+  await expectProblem(
+    anyone.POST('/auth/region/api-keys/leaked', { body: { keys: [] } }),
+    400,
+    'validation',
+    'report no key',
+  );
+
   const removeWriter = { params: { path: { id: writer.id } } };
   await expectProblem(
     admin.DELETE('/auth/region/api-keys/{id}', { params: { path: { id: 'not-a-uuid' } } }),
