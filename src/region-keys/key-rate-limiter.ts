@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 import { SecurityCounters } from '../common/metrics';
@@ -16,18 +17,27 @@ export const API_KEY_POLICY = 'api-key';
  * default): fixed windows in RateLimitStore, shared by every instance through Redis, per
  * instance while Redis is away. The counter is keyed by the key's id alone; each distinct limit
  * has a limiter of its own, made once (limits are few: the keys' own and the default).
+ *
+ * The counters are the application's one RateLimitStore, found at start in a server only: the
+ * operator CLI loads this feature's module and must not connect to Redis for routes it never serves.
  */
 @Injectable()
-export class KeyRateLimiter {
+export class KeyRateLimiter implements OnModuleInit {
   private readonly regionDefault: KeyRateLimit;
   private readonly limiters = new Map<string, { policy: RateLimitPolicy; limiter: RateLimiterAbstract }>();
+  private store!: RateLimitStore;
 
   constructor(
-    private readonly store: RateLimitStore,
     settings: RegionKeysSettings,
     private readonly counters: SecurityCounters,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly moduleRef: ModuleRef,
   ) {
     this.regionDefault = settings.regionKeyRateLimit;
+  }
+
+  onModuleInit(): void {
+    if (this.adapterHost.httpAdapter) this.store = this.moduleRef.get(RateLimitStore, { strict: false });
   }
 
   /** Takes one request of the caller's key: the RateLimit headers of its answer, or the 429 past the limit. */

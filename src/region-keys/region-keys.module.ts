@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 
 import { IdempotencyModule } from '../common/idempotency';
-import { RateLimitModule } from '../common/rate-limit';
 import { ConfigModule } from '../config';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { CurrentKeyController } from './current-key.controller';
@@ -29,13 +28,7 @@ import { RegionKeysSettings } from './region-keys.settings';
  * (see there).
  */
 @Module({
-  imports: [
-    ConfigModule.forFeature(RegionKeysSettings),
-    PassportModule,
-    KeyUsageModule,
-    IdempotencyModule,
-    RateLimitModule,
-  ],
+  imports: [ConfigModule.forFeature(RegionKeysSettings), PassportModule, KeyUsageModule, IdempotencyModule],
   controllers: [
     RegionKeysController,
     CurrentKeyController,

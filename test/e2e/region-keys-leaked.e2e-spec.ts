@@ -1,3 +1,5 @@
+import { type AddressInfo, createServer, type Socket } from 'node:net';
+
 import { jest } from '@jest/globals';
 import type { Response } from 'light-my-request';
 import { DataSource } from 'typeorm';
@@ -379,8 +381,21 @@ describe('the operator CLI', () => {
       } finally {
         await app.close();
       }
-      const res = await runCliInProcess(['key', 'leaked', '--json'], { NODE_ENV: 'test', ...database.env });
-      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+      // With REDIS_URL set, as an operator's .env has it: the CLI serves no route, so it counts no limit.
+      const connections: Socket[] = [];
+      const redis = createServer((socket) => connections.push(socket.destroy()));
+      await new Promise<void>((listening) => redis.listen(0, '127.0.0.1', listening));
+      const redisUrl = `redis://127.0.0.1:${(redis.address() as AddressInfo).port}`;
+      const res = await runCliInProcess(['key', 'leaked', '--json'], {
+        NODE_ENV: 'test',
+        ...database.env,
+        REDIS_URL: redisUrl,
+      }).finally(() => redis.close());
+      expect({ code: res.code, stderr: res.stderr, redisConnections: connections.length }).toEqual({
+        code: 0,
+        stderr: '',
+        redisConnections: 0,
+      });
       expect(JSON.parse(res.stdout)).toEqual({
         keys: [
           {
