@@ -3,7 +3,7 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 import { SecurityCounters } from '../common/metrics';
-import { rateLimitHeaders, type RateLimitPolicy, RateLimitStore, takeHit, toSeconds } from '../common/rate-limit';
+import { type RateLimitPolicy, RateLimitStore, takeHitHeaders } from '../common/rate-limit';
 import type { KeyRateLimit } from './key-rate-limit';
 import { tooManyKeyRequests } from './region-keys.errors';
 import { RegionKeysSettings } from './region-keys.settings';
@@ -43,11 +43,10 @@ export class KeyRateLimiter implements OnModuleInit {
   /** Takes one request of the caller's key: the RateLimit headers of its answer, or the 429 past the limit. */
   async take(caller: Pick<RegionPrincipal, 'apiKeyId' | 'rateLimit'>): Promise<Record<string, string>> {
     const { policy, limiter } = this.limiterOf(caller.rateLimit ?? this.regionDefault);
-    const hit = await takeHit(limiter, caller.apiKeyId, (retryAfter) => {
+    return takeHitHeaders(limiter, caller.apiKeyId, policy, (retryAfter) => {
       this.counters.rateLimited('api_key');
       return tooManyKeyRequests(policy, retryAfter);
     });
-    return rateLimitHeaders(policy, { remaining: hit.remainingPoints, reset: toSeconds(hit.msBeforeNext) });
   }
 
   private limiterOf({ requests, perSeconds }: KeyRateLimit) {

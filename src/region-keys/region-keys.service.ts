@@ -145,7 +145,7 @@ export class RegionKeysService {
 
   /**
    * Settles leak reports of active keys of one region: each is revoked at once, as a DELETE
-   * would, unless the last-key rule keeps it (see keepManageable), under the same region row
+   * would, unless the last-key rule keeps it (see leavesNoManager), under the same region row
    * lock, so reports and changes from any instance queue as DELETEs do. A kept key is flagged
    * (leakReportedAt); both get an api_key.leak_reported event, a revoked one its api_key.revoked.
    * Keys no longer active when the lock is held are left out. Answers what became of each.
@@ -159,13 +159,7 @@ export class RegionKeysService {
         const key = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
         if (!key) continue;
         const reported: [RegionEventType, EventApiKey] = ['api_key.leak_reported', keyOf(key)];
-        let kept = false;
-        try {
-          await this.keepManageable(tx, regionId, key, null);
-        } catch (err) {
-          if (!(err instanceof LastApiKeyError)) throw err;
-          kept = true;
-        }
+        const kept = await this.leavesNoManager(tx, regionId, key, null);
         if (kept) {
           await this.repository.flagLeakReported(tx, keyId, now);
           await this.record(tx, regionId, now, origin, [reported]);
@@ -309,8 +303,18 @@ export class RegionKeysService {
     key: ManagerFields,
     after: ManagerFields | null,
   ): Promise<void> {
-    if (!isPermanentManager(key) || (after !== null && isPermanentManager(after))) return;
-    if ((await this.repository.countPermanentManagers(tx, regionId)) <= 1) throw new LastApiKeyError();
+    if (await this.leavesNoManager(tx, regionId, key, after)) throw new LastApiKeyError();
+  }
+
+  /** Whether the change keepManageable refuses would leave the region without a permanent manager. */
+  private async leavesNoManager(
+    tx: Transaction,
+    regionId: string,
+    key: ManagerFields,
+    after: ManagerFields | null,
+  ): Promise<boolean> {
+    if (!isPermanentManager(key) || (after !== null && isPermanentManager(after))) return false;
+    return (await this.repository.countPermanentManagers(tx, regionId)) <= 1;
   }
 
   /**

@@ -2,8 +2,7 @@ import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 
 import { Clock } from '../../src/common/clock/clock';
-import { MAX_CLIENTS_PER_KEY } from '../../src/region-keys/key-usage/key-usage-counter';
-import { KeyUsageCounter } from '../../src/region-keys/key-usage/key-usage-counter';
+import { KeyUsageCounter, MAX_CLIENTS_PER_KEY } from '../../src/region-keys/key-usage/key-usage-counter';
 import { type Answer, runWalkthrough, type SentRequest, walkthroughSteps } from '../support/curl-walkthrough';
 import { expectProblem } from '../support/problems';
 import {

@@ -4,8 +4,8 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 import { AppConfig } from '../../config/app-config';
 import { SecurityCounters } from '../metrics/security-counters';
-import { rateLimitHeaders, type RateLimitPolicy } from './rate-limit-headers';
-import { clientKey, RateLimitStore, takeHit, toSeconds } from './rate-limit-store';
+import type { RateLimitPolicy } from './rate-limit-headers';
+import { clientKey, RateLimitStore, takeHitHeaders } from './rate-limit-store';
 import { tooManySignups } from './too-many-requests.error';
 
 /** The name clients see in RateLimit-Policy and RateLimit for the sign-up limit. */
@@ -22,9 +22,8 @@ export async function takeClientHit(
   refuse: (retryAfter: number) => Error,
 ): Promise<void> {
   const http = context.switchToHttp();
-  const hit = await takeHit(limiter, clientKey(http.getRequest<FastifyRequest>().ip), refuse);
-  const state = { remaining: hit.remainingPoints, reset: toSeconds(hit.msBeforeNext) };
-  http.getResponse<FastifyReply>().headers(rateLimitHeaders(policy, state));
+  const key = clientKey(http.getRequest<FastifyRequest>().ip);
+  http.getResponse<FastifyReply>().headers(await takeHitHeaders(limiter, key, policy, refuse));
 }
 
 /** Limits the requests per client address of the routes that use it (@UseGuards): sign-up alone. */

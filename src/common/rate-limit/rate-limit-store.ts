@@ -9,7 +9,7 @@ import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimi
 import { AppConfig } from '../../config/app-config';
 import { NoScrapedGauges, ScrapedGauges } from '../metrics/scraped-gauges';
 import { clientAddressKey } from './client-address';
-import type { RateLimitPolicy } from './rate-limit-headers';
+import { rateLimitHeaders, type RateLimitPolicy } from './rate-limit-headers';
 
 type RedisConfig = Pick<AppConfig, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS'>;
 
@@ -29,6 +29,17 @@ export const takeHit = (limiter: RateLimiterAbstract, key: string, refuse: (retr
   limiter.consume(key).catch((refused: unknown) => {
     throw refused instanceof RateLimiterRes ? refuse(toSeconds(refused.msBeforeNext)) : refused;
   });
+
+/** As takeHit, answering the RateLimit headers of `policy` for what is left after the hit. */
+export const takeHitHeaders = async (
+  limiter: RateLimiterAbstract,
+  key: string,
+  policy: RateLimitPolicy,
+  refuse: (retryAfter: number) => Error,
+): Promise<Record<string, string>> => {
+  const hit = await takeHit(limiter, key, refuse);
+  return rateLimitHeaders(policy, { remaining: hit.remainingPoints, reset: toSeconds(hit.msBeforeNext) });
+};
 
 /** Where a Redis limiter counts what Redis does not take; tells `missed` of each such hit or read. */
 class InsuranceLimiter extends RateLimiterMemory {

@@ -12,6 +12,17 @@ export interface ClientCount {
   requests: number;
 }
 
+/** The key of a client's (address, user agent) pair: an address holds no newline, so it is unambiguous. */
+export const clientPair = (client: Pick<ClientCount, 'address' | 'userAgent'>): string =>
+  `${client.address}\n${client.userAgent}`;
+
+/** Adds `more`, the same pair counted elsewhere (another flush, or the database), into `into`. */
+export function addClientCounts(into: ClientCount, more: ClientCount): void {
+  into.requests += more.requests;
+  into.firstSeenAt = Math.min(into.firstSeenAt, more.firstSeenAt);
+  into.lastSeenAt = Math.max(into.lastSeenAt, more.lastSeenAt);
+}
+
 // Control characters (C0, DEL, C1) could rewrite an operator's terminal, and PostgreSQL
 // refuses NUL: each is shown as U+FFFD instead.
 const CONTROL = /\p{Cc}/u;

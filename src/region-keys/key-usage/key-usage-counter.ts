@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 
 import { Clock } from '../../common/clock';
 import { RegionKeysSettings } from '../region-keys.settings';
-import { type ClientCount, userAgentOf } from './key-clients';
+import { addClientCounts, type ClientCount, clientPair, userAgentOf } from './key-clients';
 import { type HourlyCount, KeyUsageRepository, type UsageCount } from './key-usage.repository';
 import { type UtcDay, utcDayBounds, utcDayOf, utcDaysEndingWith } from './utc-day';
 import { type UtcHour, utcHourOf } from './utc-hour';
@@ -157,14 +157,10 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
       pairs = new Map();
       this.clients.set(client.apiKeyId, pairs);
     }
-    // An address holds no newline: the pair's key is unambiguous.
-    const pair = `${client.address}\n${client.userAgent}`;
+    const pair = clientPair(client);
     const current = pairs.get(pair);
-    if (current) {
-      current.requests += client.requests;
-      current.firstSeenAt = Math.min(current.firstSeenAt, client.firstSeenAt);
-      current.lastSeenAt = Math.max(current.lastSeenAt, client.lastSeenAt);
-    } else if (pairs.size < MAX_CLIENTS_PER_KEY && this.clientCount < MAX_PENDING_CLIENTS) {
+    if (current) addClientCounts(current, client);
+    else if (pairs.size < MAX_CLIENTS_PER_KEY && this.clientCount < MAX_PENDING_CLIENTS) {
       pairs.set(pair, client);
       this.clientCount++;
     } else this.droppedClients += client.requests;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { Clock } from '../../common/clock';
 import { NotFoundError, ValidationFailedError } from '../../common/problem';
-import { type ClientCount } from './key-clients';
+import { addClientCounts, type ClientCount, clientPair } from './key-clients';
 import { KeyUsageRepository } from './key-usage.repository';
 import type { DailyUsage, HourlyUsage, KeyClient } from './key-usage.types';
 import { CLIENT_RETENTION_DAYS, KeyUsageCounter, MAX_CLIENTS_PER_KEY } from './key-usage-counter';
@@ -63,15 +63,11 @@ export class KeyUsageService {
     const since = this.clock.now().getTime() - CLIENT_RETENTION_DAYS * DAY_MS;
     const pending = this.counter.pendingClientsFor(apiKeyId);
     const stored = await this.repository.listClients(apiKeyId, since, MAX_CLIENTS_PER_KEY, pending);
-    const merged = new Map<string, ClientCount>(stored.map((client) => [pairOf(client), client]));
+    const merged = new Map<string, ClientCount>(stored.map((client) => [clientPair(client), client]));
     for (const client of pending) {
-      const found = merged.get(pairOf(client));
-      if (!found) merged.set(pairOf(client), client);
-      else {
-        found.requests += client.requests;
-        found.firstSeenAt = Math.min(found.firstSeenAt, client.firstSeenAt);
-        found.lastSeenAt = Math.max(found.lastSeenAt, client.lastSeenAt);
-      }
+      const found = merged.get(clientPair(client));
+      if (found) addClientCounts(found, client);
+      else merged.set(clientPair(client), client);
     }
     return [...merged.values()]
       .sort((a, b) => b.lastSeenAt - a.lastSeenAt || b.requests - a.requests)
@@ -95,5 +91,3 @@ export const daysWithHours = () =>
   new ValidationFailedError([
     { field: 'days', message: 'days applies only to granularity=day; leave it out with hour' },
   ]);
-
-const pairOf = (client: { address: string; userAgent: string }) => `${client.address}\n${client.userAgent}`;
