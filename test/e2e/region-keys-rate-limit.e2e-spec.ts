@@ -392,6 +392,22 @@ describe('with REDIS_URL: two instances count one key together', () => {
     expectKeyRefused(await me(key, b), limit);
     expectKeyRefused(await me(key, a), limit);
   });
+
+  it('answers exactly `requests` of 30 requests sent at the same moment to both', async () => {
+    const { a, b } = instances;
+    const region = await newRegion(a);
+    const limit = { requests: 5, perSeconds: 3600 };
+    const made = await send(a, region.key, 'POST', '/auth/region/api-keys', { rateLimit: limit });
+    expect(made.statusCode).toBe(201);
+    const { id, key } = made.json();
+    await shareRows(a, b, 'regions', [region.regionId]);
+    await shareRows(a, b, 'api_keys', [region.keyId, id]);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => me(key, i % 2 ? a : b)));
+    const statuses = answers.map((res) => res.statusCode);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(limit.requests);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30 - limit.requests);
+    for (const res of answers.filter((answer) => answer.statusCode === 429)) expectKeyRefused(res, limit);
+  });
 });
 
 describe('with REDIS_URL unreachable', () => {
