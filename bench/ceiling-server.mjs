@@ -5,7 +5,8 @@
 // what the service adds on top of its stack, and the reference compared with it what the
 // stack itself costs. Per route only what the route needs:
 //   GET /auth/regions/me        guard with an API-key strategy (passport-custom): the key's
-//                               format, the key lookup with the region and its keys
+//                               format, the key lookup with the region and its keys, the
+//                               key's rate limit (one Redis script call) and its headers
 //   POST/DELETE /auth/region/api-keys  the same guard; the change under the region row's
 //                               lock with its audit event; Location and Cache-Control
 //   GET /me                     guard with passport-http's Basic strategy (failed-sign-in
@@ -70,6 +71,7 @@ const {
   pool,
   redis,
   signInBasic,
+  takeKeyHit,
   lastUsedResolutionMs: LAST_USED_RESOLUTION_MS,
   maxKeys: MAX_KEYS,
 } = await plainBackends(env);
@@ -137,7 +139,7 @@ Reflect.decorate([Catch()], ProblemFilter);
 class ApiKeyStrategy extends PassportStrategy(CustomStrategy, 'region-api-key') {
   async validate(request) {
     const rows = await findCaller(pool, request.headers['x-api-key'], LAST_USED_RESOLUTION_MS);
-    return rows && { rows };
+    return rows && { rows, hit: await takeKeyHit(rows) };
   }
 }
 
@@ -170,9 +172,14 @@ class JwtStrategy extends PassportStrategy(JwtStrategyBase, 'jwt') {
 }
 
 class ApiKeyGuard extends AuthGuard('region-api-key') {
-  handleRequest(err, user) {
+  handleRequest(err, user, _info, context) {
     if (err) throw err;
     if (!user) throw keyRefused();
+    context.switchToHttp().getResponse().headers(user.hit.headers);
+    if (user.hit.refused)
+      throw new Problem(429, 'too-many-requests', 'Too many requests', 'Too many requests with this API key.', {
+        'retry-after': String(user.hit.retryAfter),
+      });
     return user;
   }
 }

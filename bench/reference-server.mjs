@@ -3,7 +3,8 @@
 // JSON (bench/lib/plain-sql.mjs, shared with bench/ceiling-server.mjs), doing the work the
 // contract requires of each request and nothing more:
 //   GET /auth/regions/me        key format check, key hash lookup with its region and the
-//                               region's active keys (one query), lastUsedAt once a minute
+//                               region's active keys (one query), lastUsedAt once a minute,
+//                               the key's rate limit (one Redis script call)
 //   POST/DELETE /auth/region/api-keys  under the region row's lock, with the audit event,
 //                               as the service does
 //   GET /me                     Bearer: HS256 verify + user lookup; Basic: failed-sign-in
@@ -40,6 +41,7 @@ const {
   pool,
   redis,
   signInBasic,
+  takeKeyHit,
   lastUsedResolutionMs: LAST_USED_RESOLUTION_MS,
   maxKeys: MAX_KEYS,
 } = await plainBackends(env);
@@ -61,7 +63,15 @@ app.setNotFoundHandler((request, reply) =>
 /** The caller's key and region with its active keys (rows), or null once the 401 is sent. */
 async function authenticateKey(request, reply) {
   const rows = await findCaller(pool, request.headers['x-api-key'], LAST_USED_RESOLUTION_MS);
-  if (rows) return rows;
+  if (rows) {
+    const hit = await takeKeyHit(rows);
+    reply.headers(hit.headers);
+    if (!hit.refused) return rows;
+    problem(reply, request, 429, 'too-many-requests', 'Too many requests', 'Too many requests with this API key.', {
+      'retry-after': String(hit.retryAfter),
+    });
+    return null;
+  }
   problem(
     reply,
     request,

@@ -48,6 +48,7 @@ export async function plainBackends(env) {
     pool,
     redis,
     signInBasic: await basicSignIn({ pool, redis, env }),
+    takeKeyHit: keyRateLimiter(redis, env),
     lastUsedResolutionMs: Number(env.API_KEY_LAST_USED_RESOLUTION_SECONDS ?? 60) * 1000,
     maxKeys: Number(env.MAX_API_KEYS_PER_REGION ?? 100),
   };
@@ -70,23 +71,70 @@ export const apiKeyJson = (row) => ({
   updatedAt: iso(row.updated_at),
   lastUsedAt: iso(row.last_used_at),
   revokesAt: iso(row.revokes_at),
+  expiresAt: iso(row.expires_at),
   permissions: row.permissions,
   allowedCidrs: row.allowed_cidrs,
+  rateLimit:
+    row.rate_limit_requests === null
+      ? null
+      : { requests: row.rate_limit_requests, perSeconds: row.rate_limit_per_seconds },
+  leakReportedAt: iso(row.leak_reported_at),
 });
 
 const API_KEY_COLUMNS =
-  'id, description, token_preview, created_at, updated_at, last_used_at, revokes_at, permissions, allowed_cidrs';
+  'id, description, token_preview, created_at, updated_at, last_used_at, revokes_at, expires_at, permissions, ' +
+  'allowed_cidrs, rate_limit_requests, rate_limit_per_seconds, leak_reported_at';
+const activeAt = (alias) =>
+  `${alias}.revoked_at IS NULL AND (${alias}.revokes_at IS NULL OR ${alias}.revokes_at > $2)
+   AND (${alias}.expires_at IS NULL OR ${alias}.expires_at > $2)`;
 
 const CALLER_WITH_REGION = `
   SELECT c.id AS caller_id, c.token_preview AS caller_token_preview, c.last_used_at AS caller_last_used_at,
-         c.permissions AS caller_permissions,
+         c.permissions AS caller_permissions, c.rate_limit_requests AS caller_rate_limit_requests,
+         c.rate_limit_per_seconds AS caller_rate_limit_per_seconds,
          r.id AS region_id, r.name AS region_name, r.created_at AS region_created_at, r.updated_at AS region_updated_at,
-         k.id, k.description, k.token_preview, k.created_at, k.updated_at, k.last_used_at, k.revokes_at, k.permissions, k.allowed_cidrs
+         ${API_KEY_COLUMNS.split(', ')
+           .map((column) => `k.${column}`)
+           .join(', ')}
     FROM api_keys c
     JOIN regions r ON r.id = c.region_id
-    JOIN api_keys k ON k.region_id = c.region_id AND k.revoked_at IS NULL AND (k.revokes_at IS NULL OR k.revokes_at > $2)
-   WHERE c.token_hash = $1 AND c.revoked_at IS NULL AND (c.revokes_at IS NULL OR c.revokes_at > $2)
+    JOIN api_keys k ON k.region_id = c.region_id AND ${activeAt('k')}
+   WHERE c.token_hash = $1 AND ${activeAt('c')}
    ORDER BY k.created_at, k.id`;
+
+// INCR and, on a window's first request, its expiry: one fixed window per key, in one call.
+const KEY_WINDOW_HIT = `
+  local hits = redis.call('INCR', KEYS[1])
+  if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+  return { hits, redis.call('PTTL', KEYS[1]) }`;
+
+/**
+ * The caller's rate limit (its own, or REGION_KEY_RATE_LIMIT): counts the request in Redis, one
+ * script call, as the service does, and answers the RateLimit headers and whether it is refused.
+ */
+export function keyRateLimiter(redis, env) {
+  const [requests, perSeconds] = (env.REGION_KEY_RATE_LIMIT ?? '600/60').split('/').map(Number);
+  const prefix = `${env.REDIS_KEY_PREFIX ?? 'region-keys-api:'}plain-rate-limit:api-key:`;
+  return async ([caller]) => {
+    const limit = caller.caller_rate_limit_requests ?? requests;
+    const window = caller.caller_rate_limit_per_seconds ?? perSeconds;
+    const [hits, pttl] = await redis.eval(
+      KEY_WINDOW_HIT,
+      1,
+      `${prefix}${limit}:${window}:${caller.caller_id}`,
+      window * 1000,
+    );
+    const [left, reset] = [Math.max(0, limit - hits), Math.max(0, Math.ceil(pttl / 1000))];
+    const headers = {
+      'RateLimit-Policy': `"api-key";q=${limit};w=${window}`,
+      RateLimit: `"api-key";r=${left};t=${reset}`,
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(left),
+      'X-RateLimit-Reset': String(reset),
+    };
+    return { headers, refused: hits > limit, retryAfter: reset };
+  };
+}
 
 /**
  * The presented key's region with the region's active keys (rows; the caller's columns on
