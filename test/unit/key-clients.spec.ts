@@ -1,4 +1,19 @@
-import { MAX_USER_AGENT_LENGTH, userAgentOf } from '../../src/region-keys/key-usage/key-clients';
+import { clientAddressOf, MAX_USER_AGENT_LENGTH, userAgentOf } from '../../src/region-keys/key-usage/key-clients';
+
+describe('clientAddressOf', () => {
+  it('gives an address one spelling: IPv4-mapped IPv6 as IPv4, IPv6 in canonical form', () => {
+    expect(clientAddressOf('192.0.2.1')).toBe('192.0.2.1');
+    expect(clientAddressOf('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(clientAddressOf('::FFFF:c000:0201')).toBe('192.0.2.1');
+    expect(clientAddressOf('2001:0DB8:0000::0001')).toBe('2001:db8::1');
+    expect(clientAddressOf('2001:db8::1')).toBe('2001:db8::1');
+  });
+
+  it('keeps what is not an address as it came, cut at 64 characters', () => {
+    expect(clientAddressOf('unknown')).toBe('unknown');
+    expect(clientAddressOf('x'.repeat(100))).toBe('x'.repeat(64));
+  });
+});
 
 describe('userAgentOf', () => {
   it('keeps a plain user agent as sent, and makes a missing one empty', () => {

@@ -1,3 +1,7 @@
+import { isIPv4 } from 'node:net';
+
+import { parseIpAddress, unmapped } from '../../common/http/ip-address';
+
 /** The longest user agent kept, in characters; the rest is cut. */
 export const MAX_USER_AGENT_LENGTH = 200;
 
@@ -38,4 +42,15 @@ export function userAgentOf(header: string | string[] | undefined): string {
   let cut = value.length > MAX_USER_AGENT_LENGTH ? value.slice(0, 2 * MAX_USER_AGENT_LENGTH) : value;
   if (cut.length > MAX_USER_AGENT_LENGTH) cut = Array.from(cut).slice(0, MAX_USER_AGENT_LENGTH).join('');
   return CONTROL.test(cut) ? cut.replace(CONTROLS, '\uFFFD') : cut;
+}
+
+/**
+ * A client address as stored, one spelling per address: an IPv4 client seen as IPv4-mapped IPv6
+ * (`::ffff:192.0.2.1`, how a dual-stack socket shows it) is its IPv4 address, and IPv6 is in
+ * canonical form, so one client never makes two rows. Runs per request: IPv4 costs one test.
+ */
+export function clientAddressOf(ip: string): string {
+  if (isIPv4(ip)) return ip;
+  const parsed = parseIpAddress(ip);
+  return (parsed === null ? ip : unmapped(parsed).toString()).slice(0, 64);
 }

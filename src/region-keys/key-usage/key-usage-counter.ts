@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 
 import { Clock } from '../../common/clock';
 import { RegionKeysSettings } from '../region-keys.settings';
-import { addClientCounts, type ClientCount, clientPair, userAgentOf } from './key-clients';
+import { addClientCounts, clientAddressOf, type ClientCount, clientPair, userAgentOf } from './key-clients';
 import { type HourlyCount, KeyUsageRepository, type UsageCount } from './key-usage.repository';
 import { type UtcDay, utcDayBounds, utcDayOf, utcDaysEndingWith } from './utc-day';
 import { type UtcHour, utcHourOf } from './utc-hour';
@@ -74,8 +74,8 @@ export class KeyUsageCounter implements OnApplicationBootstrap, OnApplicationShu
       this.hourEnd = this.hour + 3_600_000;
     }
     this.add(this.hour, apiKeyId, 1);
-    // The address as stored (varchar(64)); the proxy settings have already made it one address.
-    const seen = { address: address.slice(0, 64), userAgent: userAgentOf(userAgent) };
+    // The proxy settings have already made it one address; this gives it one spelling.
+    const seen = { address: clientAddressOf(address), userAgent: userAgentOf(userAgent) };
     this.addClient({ apiKeyId, ...seen, firstSeenAt: now, lastSeenAt: now, requests: 1 });
   }
 
