@@ -89,7 +89,8 @@ export class KeyHourlyUsageDto {
 @ApiSchema({ name: 'KeyClient' })
 export class KeyClientDto {
   /**
-   * The client address, as the server resolves it (behind a load balancer, per the operator's TRUST_PROXY).
+   * The client address, as the server resolves it (behind a load balancer, per the operator's TRUST_PROXY), in one
+   * spelling: IPv4 (also when the client reached the server as IPv4-mapped IPv6), or IPv6 in RFC 5952's form.
    * @example 203.0.113.7
    */
   address: string;
