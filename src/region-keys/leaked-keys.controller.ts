@@ -39,7 +39,12 @@ export class LeakedKeysController {
       'Invalid input: `keys` missing, not a list of 1 to 100 strings of 1 to 256 characters, or an unknown field.',
       invalidBody(ReportLeakedKeysDto, { keys: [] }),
     ),
-    { types: [CREDENTIALS_NOT_ACCEPTED], description: 'The request carried an X-API-Key or Authorization header.' },
+    {
+      types: [CREDENTIALS_NOT_ACCEPTED],
+      description: 'The request carried an X-API-Key or Authorization header.',
+      // Counted like any report: a 400 the guard let through carries the limit's headers too.
+      headers: RATE_LIMIT_HEADERS,
+    },
   )
   @ApiTooManyRequests('Too many reports from this client; see Retry-After.', () =>
     tooManyLeakReports(SAMPLE_POLICY, 42),
