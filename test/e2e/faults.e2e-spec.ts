@@ -62,6 +62,7 @@ describeOnServer('PostgreSQL failing under the service', () => {
   let proxy: FaultProxy;
   let t: TestApp;
   let region: RegionFixture;
+  let reported: { key: string };
   let user: UserFixture;
 
   beforeAll(async () => {
@@ -69,6 +70,7 @@ describeOnServer('PostgreSQL failing under the service', () => {
     proxy = await FaultProxy.forUrl(db.env.DATABASE_URL);
     t = await startTestApp({ ...env, DATABASE_URL: proxy.rewrite(db.env.DATABASE_URL) }, db);
     region = await newRegion(t);
+    reported = await createKey(t, region.key);
     user = await newUser(t);
   });
   afterAll(async () => {
@@ -85,6 +87,17 @@ describeOnServer('PostgreSQL failing under the service', () => {
     [
       'POST /auth/region/api-keys',
       { method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': region.key }, payload: {} },
+    ],
+    ...(['current', `${region.keyId}/clients`, `${region.keyId}/usage?granularity=hour`] as const).map(
+      (path): [string, InjectOptions] => [
+        `GET /auth/region/api-keys/${path}`,
+        { method: 'GET', url: `/auth/region/api-keys/${path}`, headers: { 'x-api-key': region.key } },
+      ],
+    ),
+    // A well-formed key of this environment is looked up (and, the first time, revoked).
+    [
+      'POST /auth/region/api-keys/leaked',
+      { method: 'POST', url: '/auth/region/api-keys/leaked', payload: { keys: [reported.key] } },
     ],
     ['GET /planets', { method: 'GET', url: '/planets' }],
     ['GET /me (Bearer)', { method: 'GET', url: '/me', headers: { authorization: user.bearer } }],
