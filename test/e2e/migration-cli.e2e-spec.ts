@@ -9,6 +9,7 @@ import { KeyPermissionsAndAllowlists1764100000000 } from '../../src/region-keys/
 import { KeyClientsAndHourlyUsage1764700000000 } from '../../src/region-keys/migrations/1764700000000-key-clients-and-hourly-usage';
 import { KeyLeakReports1764710000000 } from '../../src/region-keys/migrations/1764710000000-key-leak-reports';
 import { KeyRateLimits1764720000000 } from '../../src/region-keys/migrations/1764720000000-key-rate-limits';
+import { runCliInProcess } from '../support/cli';
 import { runProcess } from '../support/processes';
 import { createPersistentTestDatabase, createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -25,6 +26,10 @@ const EXITS_WITHIN_MS = 60_000;
 
 const migration = (command: string, env: Record<string, string>) =>
   runProcess('dist/src/cli.js', ['migration', command], { NODE_ENV: 'test', ...env }, { timeoutMs: EXITS_WITHIN_MS });
+
+/** The same command line with the CLI's code run in this process: what the rollback tests check is its answer, not its exit. */
+const migrationInProcess = (command: string, env: Record<string, string>) =>
+  runCliInProcess(['migration', command], { NODE_ENV: 'test', ...env });
 
 async function onDatabase<T>(env: Record<string, string>, work: (db: DataSource) => Promise<T>): Promise<T> {
   const { dataSource, embedded } = await openDatabase(loadConfig(env));
@@ -97,10 +102,10 @@ it('shows without migrating, runs, reverts the last migration and runs it again,
 
 describe('a rollback never makes a key more powerful', () => {
   it('refuses to revert the key expiry while an unexpired key has one, and revokes expired keys as of their expiry', async () => {
-    expect((await migration('run', database.env)).code).toBe(0);
+    expect((await migrationInProcess('run', database.env)).code).toBe(0);
     // The migrations after it revert first: on a database without keys or events they refuse nothing.
     while ((await appliedMigrations(database.env)).at(-1) !== 'KeyExpiryAndUpdates1764600000000')
-      expect((await migration('revert', database.env)).code).toBe(0);
+      expect((await migrationInProcess('revert', database.env)).code).toBe(0);
     const all = await appliedMigrations(database.env);
     const regionId = randomUUID();
     const expiredAt = new Date(Date.now() - 3_600_000);
@@ -111,7 +116,7 @@ describe('a rollback never makes a key more powerful', () => {
       await insertKey(db, regionId, { expires_at: new Date(Date.now() + 86_400_000), revokes_at: expiredAt }),
     ]);
 
-    const refused = await migration('revert', database.env);
+    const refused = await migrationInProcess('revert', database.env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /^error: 1 active API key\(s\) have an expiry \(expires_at\).*would make them permanent\. Revoke them.*Nothing was changed\.\n$/,
@@ -121,10 +126,10 @@ describe('a rollback never makes a key more powerful', () => {
     await onDatabase(database.env, (db) =>
       db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [expiring]),
     );
-    const reverted = await migration('revert', database.env);
+    const reverted = await migrationInProcess('revert', database.env);
     expect({ code: reverted.code, stderr: reverted.stderr }).toEqual({ code: 0, stderr: '' });
     // Run again, the migration finds every key that had an expiry revoked: none came back permanent.
-    expect((await migration('run', database.env)).code).toBe(0);
+    expect((await migrationInProcess('run', database.env)).code).toBe(0);
     const keys = await onDatabase(database.env, (db) =>
       db.query<{ id: string; revoked_at: Date | null }[]>('SELECT id, revoked_at FROM api_keys WHERE region_id = $1', [
         regionId,
