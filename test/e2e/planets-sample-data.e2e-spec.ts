@@ -28,21 +28,13 @@ async function start(seed: string): Promise<TestApp> {
   return t;
 }
 
-it('with SEED_SAMPLE_DATA=true, a fresh database gets sample planets with satellites, once', async () => {
+it('with SEED_SAMPLE_DATA=true, a fresh database gets sample planets with satellites, once, and nobody can sign in as their user', async () => {
   let app = await start('true');
   const planets = await listPlanets(app);
   expect(planets.map((p) => p.name)).toEqual(['Mars', 'Earth', 'Jupiter', 'Neptune', 'Pluto', 'HD 40307g']);
   expect(planets.every((p) => p.creator.name === 'Galaxy samples')).toBe(true);
   expect(planets[0].satellites.map((s) => s.name)).toEqual(['Phobos', 'Deimos']);
 
-  // Samples someone removed stay removed, and nothing is added twice.
-  await app.app.get(DataSource).query(`DELETE FROM planets WHERE name = 'Pluto'`);
-  app = await start('true');
-  expect((await listPlanets(app)).map((p) => p.name)).toEqual(['Mars', 'Earth', 'Jupiter', 'Neptune', 'HD 40307g']);
-});
-
-it('gives nobody a way to sign in as the samples user', async () => {
-  const app = await start('true');
   for (const password of ['', '!unusable', 'password']) {
     const res = await app.request({
       method: 'POST',
@@ -57,11 +49,11 @@ it('gives nobody a way to sign in as the samples user', async () => {
     payload: { email: 'samples@galaxy.invalid', password: 'long-enough-password' },
   });
   expect(signup.statusCode).toBe(409);
-});
 
-it('with SEED_SAMPLE_DATA=false, adds nothing', async () => {
-  const app = await start('false');
-  expect(await listPlanets(app)).toEqual([]);
+  // Samples someone removed stay removed, and nothing is added twice.
+  await app.app.get(DataSource).query(`DELETE FROM planets WHERE name = 'Pluto'`);
+  app = await start('true');
+  expect((await listPlanets(app)).map((p) => p.name)).toEqual(['Mars', 'Earth', 'Jupiter', 'Neptune', 'HD 40307g']);
 });
 
 it('unset, seeds the embedded database while it has no planets, and never a PostgreSQL server', async () => {
@@ -73,8 +65,9 @@ it('unset, seeds the embedded database while it has no planets, and never a Post
   expect(await listPlanets(app)).toHaveLength(6);
 });
 
-it('unset, leaves an embedded database that already has planets alone', async () => {
+it('with SEED_SAMPLE_DATA=false, adds nothing; unset, leaves an embedded database that already has planets alone', async () => {
   let app = await start('false');
+  expect(await listPlanets(app)).toEqual([]);
   const user = await newUser(app);
   await app.request({
     method: 'POST',
