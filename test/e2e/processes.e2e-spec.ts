@@ -188,6 +188,8 @@ describe('operator CLI', () => {
   });
   afterEach(async () => db.drop());
 
+  // The first command as a process, for its stdout holding exactly the JSON object; the rest
+  // run the CLI's code in this process (runCliInProcess), which writes to the same streams.
   it('creates a region with --json as exactly one JSON object, and the key works', async () => {
     const created = await runProcess(
       CLI,
@@ -211,14 +213,13 @@ describe('operator CLI', () => {
       },
     });
 
-    const list = await runProcess(CLI, ['region', 'list', '--json'], dbEnv);
+    const list = await runCliInProcess(['region', 'list', '--json'], dbEnv);
     expect(JSON.parse(list.stdout).regions).toEqual([
       expect.objectContaining({ id: output.region.id, name: 'Utrecht' }),
     ]);
 
     const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
-    const key = await runProcess(
-      CLI,
+    const key = await runCliInProcess(
       ['key', 'create', '--region', output.region.id, '--expires-at', expiresAt, '--rate-limit', '30/60', '--json'],
       dbEnv,
     );
@@ -236,7 +237,7 @@ describe('operator CLI', () => {
     const second = JSON.parse(key.stdout).apiKey.key;
 
     // Both changes are in the region's events, made by an operator, newest first.
-    const events = await runProcess(CLI, ['region', 'events', '--region', output.region.id, '--json'], dbEnv);
+    const events = await runCliInProcess(['region', 'events', '--region', output.region.id, '--json'], dbEnv);
     expect(events.code).toBe(0);
     expect(JSON.parse(events.stdout).events).toEqual([
       expect.objectContaining({
@@ -250,7 +251,7 @@ describe('operator CLI', () => {
         apiKey: expect.objectContaining({ id: output.apiKey.id, tokenPreview: output.apiKey.tokenPreview }),
       }),
     ]);
-    const text = await runProcess(CLI, ['region', 'events', '--region', output.region.id], dbEnv);
+    const text = await runCliInProcess(['region', 'events', '--region', output.region.id], dbEnv);
     expect(text.stdout.trim().split('\n')).toEqual([
       expect.stringMatching(/api_key\.created .* by operator$/),
       expect.stringMatching(/region\.created .* by operator$/),
@@ -284,7 +285,7 @@ describe('operator CLI', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/^error: --(name|description): One line of visible text: no control characters/);
     }
-    const list = await runProcess(CLI, ['region', 'list', '--json'], dbEnv);
+    const list = await runCliInProcess(['region', 'list', '--json'], dbEnv);
     expect(JSON.parse(list.stdout).regions).toEqual([]);
   });
 
@@ -300,20 +301,19 @@ describe('operator CLI', () => {
       if (dataSource.isInitialized) await dataSource.destroy();
       await embedded?.stop();
     }
-    const text = await runProcess(CLI, ['region', 'list'], dbEnv);
+    const text = await runCliInProcess(['region', 'list'], dbEnv);
     expect(text.code).toBe(0);
     expect(text.stdout).toBe(
       '5d7c2f1a-0b6e-4b8e-9a53-5f2a3c1d9e70  Utrecht\\u000AForged line \\u001B[31mred\\u001B[0m \\u202Eevil\\u0085\n',
     );
-    const json = await runProcess(CLI, ['region', 'list', '--json'], dbEnv);
+    const json = await runCliInProcess(['region', 'list', '--json'], dbEnv);
     // Printable ASCII only: the name is, but for the characters escaped.
     expect(json.stdout.trim()).toMatch(/^[\x20-\x7e]*$/);
     expect(JSON.parse(json.stdout).regions[0].name).toBe(name);
   });
 
   it('creates keys with --permission and --allow-cidr (repeatable), records the grant, and the server enforces it', async () => {
-    const created = await runProcess(
-      CLI,
+    const created = await runCliInProcess(
       ['region', 'create', '--name', 'Leiden', '--allow-cidr', '192.0.2.0/24', '--json'],
       dbEnv,
     );
@@ -321,8 +321,7 @@ describe('operator CLI', () => {
     const region = JSON.parse(created.stdout);
     expect(region.apiKey).toMatchObject({ permissions: ['region:read', 'keys:write'], allowedCidrs: ['192.0.2.0/24'] });
 
-    const made = await runProcess(
-      CLI,
+    const made = await runCliInProcess(
       [
         'key',
         'create',
@@ -342,7 +341,7 @@ describe('operator CLI', () => {
     const reader = JSON.parse(made.stdout).apiKey;
     expect(reader).toMatchObject({ permissions: ['region:read'], allowedCidrs: ['2001:db8::/32', '198.51.100.7/32'] });
 
-    const text = await runProcess(CLI, ['region', 'events', '--region', region.region.id], dbEnv);
+    const text = await runCliInProcess(['region', 'events', '--region', region.region.id], dbEnv);
     expect(text.stdout).toContain('grants region:read from 2001:db8::/32,198.51.100.7/32');
 
     const t = await startTestApp(dbEnv.DATA_DIR ? { DATA_DIR: dataDir } : {}, {
