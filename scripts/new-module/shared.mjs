@@ -555,21 +555,20 @@ export const ${n.CONSTANT}_TAGS: EntityTags = {
 };
 
 /** The body of the create and of the update (one that refers to another feature's item names it). */
-export const inputDtoFile = (n, p) => `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+export const inputDtoFile = (n, p) => `import { ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ${n.ref ? 'IsInt, IsString, Length, Min' : 'IsString, Length'} } from 'class-validator';
 
-${n.ref ? "import { ApiInt64 } from '../../common/swagger';\n" : ''}import { IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+${n.ref ? "import { ApiInt64 } from '../../common/swagger';\n" : ''}import { IsPlainText, trim } from '../../common/validation';
 
 /** The body of POST ${listRoute(n, p)} and PUT /${n.name}/{id}. */
 @ApiSchema({ name: '${n.Singular}Input' })
 export class ${n.Singular}InputDto {
   /** @example 'First ${n.one}' */
-  @ApiProperty({ description: \`Trimmed. \${PLAIN_TEXT_RULE}\` })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
-  @IsPlainText()
+  @IsPlainText({ description: 'Trimmed.' })
   name: string;
 ${
   n.ref
