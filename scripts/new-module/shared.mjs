@@ -493,16 +493,17 @@ ${c ? `    await q.query(\`ALTER TABLE "${n.table}" ADD CONSTRAINT "${n.table}_$
 /** The item as the API answers it (a nested item's, or one that refers to another, holds that one's id), its ETag and versions. */
 export const dtoFile = (n, p) => {
   const c = p ?? n.ref;
-  return `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+  return `import { ApiSchema } from '@nestjs/swagger';
 
 import { type EntityTags, strongEtag } from '../../common/http';
-import { ApiDateTime, ApiInt64 } from '../../common/swagger';
+import { ApiDateTime, ApiInt64, ApiUuid } from '../../common/swagger';
 import type { ${n.Singular} } from '../entities/${n.singular}.entity';
 import { ${n.Singular}PreconditionFailedError } from '../${n.name}.errors';
 
 @ApiSchema({ name: '${n.Singular}' })
 export class ${n.Singular}Dto {
-  @ApiProperty({ format: 'uuid', readOnly: true, example: '${EXAMPLE_ID}' })
+  /** @example ${EXAMPLE_ID} */
+  @ApiUuid({ readOnly: true })
   id: string;
 
 ${
