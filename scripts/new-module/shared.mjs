@@ -493,16 +493,17 @@ ${c ? `    await q.query(\`ALTER TABLE "${n.table}" ADD CONSTRAINT "${n.table}_$
 /** The item as the API answers it (a nested item's, or one that refers to another, holds that one's id), its ETag and versions. */
 export const dtoFile = (n, p) => {
   const c = p ?? n.ref;
-  return `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+  return `import { ApiSchema } from '@nestjs/swagger';
 
 import { type EntityTags, strongEtag } from '../../common/http';
-import { ApiDateTime, ApiInt64 } from '../../common/swagger';
+import { ApiDateTime, ApiInt64, ApiUuid } from '../../common/swagger';
 import type { ${n.Singular} } from '../entities/${n.singular}.entity';
 import { ${n.Singular}PreconditionFailedError } from '../${n.name}.errors';
 
 @ApiSchema({ name: '${n.Singular}' })
 export class ${n.Singular}Dto {
-  @ApiProperty({ format: 'uuid', readOnly: true, example: '${EXAMPLE_ID}' })
+  /** @example ${EXAMPLE_ID} */
+  @ApiUuid({ readOnly: true })
   id: string;
 
 ${
@@ -555,21 +556,20 @@ export const ${n.CONSTANT}_TAGS: EntityTags = {
 };
 
 /** The body of the create and of the update (one that refers to another feature's item names it). */
-export const inputDtoFile = (n, p) => `import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+export const inputDtoFile = (n, p) => `import { ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ${n.ref ? 'IsInt, IsString, Length, Min' : 'IsString, Length'} } from 'class-validator';
 
-${n.ref ? "import { ApiInt64 } from '../../common/swagger';\n" : ''}import { IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+${n.ref ? "import { ApiInt64 } from '../../common/swagger';\n" : ''}import { IsPlainText, trim } from '../../common/validation';
 
 /** The body of POST ${listRoute(n, p)} and PUT /${n.name}/{id}. */
 @ApiSchema({ name: '${n.Singular}Input' })
 export class ${n.Singular}InputDto {
   /** @example 'First ${n.one}' */
-  @ApiProperty({ description: \`Trimmed. \${PLAIN_TEXT_RULE}\` })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
-  @IsPlainText()
+  @IsPlainText({ description: 'Trimmed.' })
   name: string;
 ${
   n.ref

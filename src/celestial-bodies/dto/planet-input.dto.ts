@@ -18,7 +18,7 @@ import {
 } from 'class-validator';
 
 import { ApiDateTime, ApiFloat, ApiInt64 } from '../../common/swagger';
-import { FINITE, IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+import { FINITE, IsDateTime, IsOmittable, IsPlainText, trim } from '../../common/validation';
 import type { PlanetValues } from '../celestial-bodies.repository';
 import { MAX_SATELLITES_PER_PLANET, PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import { ApiPlanetType } from './body-types';
@@ -36,15 +36,13 @@ import { AtmosphereComponentDto, PhysicalPropertiesDto, physicalPropertiesInput 
 @ApiSchema({ name: 'PlanetInput' })
 export class PlanetInputDto {
   /** @example Mars */
-  @ApiProperty({ description: `Trimmed. ${PLAIN_TEXT_RULE}` })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
-  @IsPlainText()
+  @IsPlainText({ description: 'Trimmed.' })
   name: string;
 
   /** @example 'The red planet' */
-  @ApiProperty({ type: 'string', description: PLAIN_TEXT_RULE })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -92,7 +90,6 @@ export class PlanetInputDto {
   discoveredAt?: string;
 
   /** @example ['solar-system', 'rocky', 'explored'] */
-  @ApiProperty({ type: [String], description: `Each trimmed, 1 to 50 characters, no duplicates. ${PLAIN_TEXT_RULE}` })
   @Transform(({ value }: { value: unknown }) =>
     Array.isArray(value) ? value.map((v: unknown) => trim({ value: v })) : value,
   )
@@ -102,7 +99,7 @@ export class PlanetInputDto {
   @ArrayUnique()
   @IsString({ each: true })
   @Length(1, 50, { each: true })
-  @IsPlainText({ each: true })
+  @IsPlainText({ each: true, description: 'Each trimmed, 1 to 50 characters, no duplicates.' })
   tags?: string[];
 
   /** @example 1 */

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 
 import { ApiFloat, ApiInt64, ApiInteger, IsPositiveNumber } from '../../common/swagger';
-import { FINITE, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+import { FINITE, IsOmittable, IsPlainText, trim } from '../../common/validation';
 import { INT4_MAX } from '../../database';
 import { SATELLITE_TYPES, type SatelliteType } from '../celestial-body-types';
 import { ApiSatelliteType } from './body-types';
@@ -90,15 +90,13 @@ export class SatelliteInputDto {
   id?: number;
 
   /** @example Phobos */
-  @ApiProperty({ description: `Trimmed. ${PLAIN_TEXT_RULE}` })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
-  @IsPlainText()
+  @IsPlainText({ description: 'Trimmed.' })
   name: string;
 
   /** @example 'Phobos is the larger and innermost of the two moons of Mars.' */
-  @ApiProperty({ type: 'string', description: PLAIN_TEXT_RULE })
   @IsOptional()
   @IsString()
   @MaxLength(2000)

@@ -29,7 +29,7 @@ export const ApiDateTime = (also: Also = {}) => ApiProperty({ type: 'string', fo
 /** A calendar day, `2026-11-22`. */
 export const ApiDate = () => ApiProperty({ type: 'string', format: 'date' });
 
-export const ApiUuid = () => ApiProperty({ format: 'uuid' });
+export const ApiUuid = (also: Also = {}) => ApiProperty({ format: 'uuid', ...also });
 
 /** An absolute URI on this deployment, made as Location is (see absoluteUrl). */
 export const ApiUri = (also: Also = {}) => ApiProperty({ type: 'string', format: 'uri', ...also });

@@ -1,3 +1,5 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 
 /**
@@ -24,23 +26,31 @@ export const isPlainText = (text: string): boolean => VISIBLE_ONLY.test(text);
 export const escapeInvisible = (text: string): string =>
   text.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 
-/**
- * A name or description: one line of text whose characters are all shown as they are.
- * Anything but a string passes, for IsString to refuse with its own message.
- */
-export const IsPlainText = (options?: ValidationOptions) =>
-  ValidateBy(
-    {
-      name: 'isPlainText',
-      validator: {
-        validate: (value: unknown) => typeof value !== 'string' || isPlainText(value),
-        defaultMessage: () =>
-          '$property must not contain control characters, line breaks, bidirectional overrides or invisible characters',
-      },
-    },
-    options,
-  );
-
 /** The rule, as the API documentation states it. */
 export const PLAIN_TEXT_RULE =
   'One line of visible text: no control characters (tabs and line breaks included), bidirectional overrides or invisible characters.';
+
+/**
+ * A name or description: one line of text whose characters are all shown as they are.
+ * Anything but a string passes, for IsString to refuse with its own message. The field's
+ * schema states the rule after `description`, which replaces what its JSDoc would say (a
+ * decorator's description wins over the plugin's): a string, or with `each` a list of them.
+ */
+export const IsPlainText = ({ description, ...options }: ValidationOptions & { description?: string } = {}) =>
+  applyDecorators(
+    ValidateBy(
+      {
+        name: 'isPlainText',
+        validator: {
+          validate: (value: unknown) => typeof value !== 'string' || isPlainText(value),
+          defaultMessage: () =>
+            '$property must not contain control characters, line breaks, bidirectional overrides or invisible characters',
+        },
+      },
+      options,
+    ),
+    ApiProperty({
+      type: options.each ? [String] : 'string',
+      description: description === undefined ? PLAIN_TEXT_RULE : `${description} ${PLAIN_TEXT_RULE}`,
+    }),
+  );

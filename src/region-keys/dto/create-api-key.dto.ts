@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 
 import { ApiDateTime } from '../../common/swagger';
-import { IsDateTime, IsOmittable, IsPlainText, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+import { IsDateTime, IsOmittable, IsPlainText, trim } from '../../common/validation';
 import { parseCidr } from '../address-allowlist';
 import { type Permission, PERMISSIONS } from '../permissions';
 import { KeyRateLimitDto } from './key-rate-limit.dto';
@@ -69,15 +69,11 @@ const canonicalCidrs = ({ value }: { value: unknown }) =>
 @ApiSchema({ name: 'ApiKeyInput' })
 export class CreateApiKeyDto {
   /** @example 'Timetable sync (production)' */
-  @ApiProperty({
-    type: 'string',
-    description: `What the key is for. Trimmed; absent or null means no description. ${PLAIN_TEXT_RULE}`,
-  })
   @Transform(trim)
   @IsOptional()
   @IsString()
   @Length(1, 255)
-  @IsPlainText()
+  @IsPlainText({ description: 'What the key is for. Trimmed; absent or null means no description.' })
   description?: string | null;
 
   /**

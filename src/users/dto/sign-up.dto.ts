@@ -2,19 +2,18 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
 
-import { IsPlainText, IsUtf8ByteLength, PLAIN_TEXT_RULE, trim } from '../../common/validation';
+import { IsPlainText, IsUtf8ByteLength, trim } from '../../common/validation';
 import { EMAIL_MAX_LENGTH, IsAccountEmail } from '../email';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
 
 @ApiSchema({ name: 'NewUser' })
 export class SignUpDto {
   /** @example Marc */
-  @ApiProperty({ type: 'string', description: `Trimmed. ${PLAIN_TEXT_RULE}` })
   @Transform(trim)
   @IsOptional()
   @IsString()
   @Length(1, 100)
-  @IsPlainText()
+  @IsPlainText({ description: 'Trimmed.' })
   name?: string | null;
 
   /**
