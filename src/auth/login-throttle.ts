@@ -4,16 +4,14 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { SecurityCounters } from '../common/metrics';
 import {
   clientKey,
-  LOGIN_FAILURES_POLICY,
   type RateLimitPolicy,
   type RateLimitState,
   RateLimitStore,
   takeHit,
-  tooManyAddressLoginFailures,
-  tooManyLoginFailures,
   toSeconds,
 } from '../common/rate-limit';
 import { AppConfig } from '../config';
+import { LOGIN_FAILURES_POLICY, tooManyAddressLoginFailures, tooManyLoginFailures } from './auth.errors';
 
 /** The name of the per-address failed-sign-in limit, in its counters and RateLimit-Policy. */
 export const LOGIN_ADDRESS_FAILURES_POLICY = 'login-failures-address';

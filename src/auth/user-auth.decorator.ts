@@ -2,9 +2,8 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 
 import { authPolicy, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../common/auth';
 import { UNAUTHENTICATED } from '../common/problem';
-import { ApiLoginRateLimited } from '../common/rate-limit';
 import { ApiProblems } from '../common/swagger';
-import { UserUnauthenticatedError } from './auth.errors';
+import { ApiLoginRateLimited, UserUnauthenticatedError } from './auth.errors';
 import type { AuthenticatedUser } from './authenticated-user';
 import { UserAuthGuard } from './user-auth.guard';
 

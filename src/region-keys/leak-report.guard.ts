@@ -4,9 +4,9 @@ import type { FastifyRequest } from 'fastify';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 import { SecurityCounters } from '../common/metrics';
-import { type RateLimitPolicy, RateLimitStore, takeClientHit, tooManyLeakReports } from '../common/rate-limit';
+import { type RateLimitPolicy, RateLimitStore, takeClientHit } from '../common/rate-limit';
 import { API_KEY_HEADER } from './api-key.strategy';
-import { CredentialsNotAcceptedError } from './region-keys.errors';
+import { CredentialsNotAcceptedError, tooManyLeakReports } from './region-keys.errors';
 import { RegionKeysSettings } from './region-keys.settings';
 
 /** The name clients see in RateLimit-Policy and RateLimit for the leak-report limit. */

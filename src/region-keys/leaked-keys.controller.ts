@@ -4,13 +4,13 @@ import type { FastifyRequest } from 'fastify';
 
 import { Public } from '../common/auth';
 import { UNAVAILABLE } from '../common/problem';
-import { ApiTooManyRequests, RATE_LIMIT_HEADERS, tooManyLeakReports } from '../common/rate-limit';
+import { ApiTooManyRequests, RATE_LIMIT_HEADERS } from '../common/rate-limit';
 import { ApiProblems, jsonBodyProblems } from '../common/swagger';
 import { invalidBody } from '../common/validation';
 import { LeakedKeysReceivedDto, ReportLeakedKeysDto } from './dto/leaked-keys.dto';
 import { LEAK_REPORTS_POLICY, LeakReportGuard } from './leak-report.guard';
 import { LeakedKeysService } from './leaked-keys.service';
-import { CREDENTIALS_NOT_ACCEPTED } from './region-keys.errors';
+import { CREDENTIALS_NOT_ACCEPTED, tooManyLeakReports } from './region-keys.errors';
 
 /** The leak-report limit as the example of its refusal shows it. */
 const SAMPLE_POLICY = { name: LEAK_REPORTS_POLICY, limit: 60, windowSeconds: 3600 };

@@ -8,7 +8,7 @@ import {
   UnauthenticatedError,
   ValidationFailedError,
 } from '../common/problem';
-import { type RateLimitPolicy, TooManyRequestsError } from '../common/rate-limit';
+import { type RateLimitPolicy, tooMany, TooManyRequestsError } from '../common/rate-limit';
 import type { ApiEnvironment } from './api-key-codec';
 import { formatRateLimit, type KeyRateLimit } from './key-rate-limit';
 import type { Permission } from './permissions';
@@ -244,3 +244,6 @@ export const tooManyKeyRequests = (policy: RateLimitPolicy, retryAfter: number) 
     policy,
     retryAfter,
   );
+
+/** Too many leak reports from one client address. */
+export const tooManyLeakReports = tooMany('leak reports');

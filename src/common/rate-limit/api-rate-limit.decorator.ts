@@ -3,7 +3,7 @@ import { applyDecorators } from '@nestjs/common';
 import { type ProblemExample, TOO_MANY_REQUESTS, UNAVAILABLE } from '../problem/problem-types';
 import { ApiProblems } from '../swagger/api-problems.decorator';
 import { SIGNUP_POLICY } from './client-throttler.guard';
-import { LOGIN_FAILURES_POLICY, tooManyLoginFailures, tooManySignups } from './too-many-requests.error';
+import { tooManySignups } from './too-many-requests.error';
 
 const integer = (description: string) => ({ description, schema: { type: 'integer' } }) as const;
 
@@ -28,19 +28,13 @@ export const ApiTooManyRequests = (description: string, example: ProblemExample)
   ApiProblems({ types: [TOO_MANY_REQUESTS], description, examples: [example], headers: RATE_LIMIT_HEADERS });
 
 /** 429 with its headers, and 503 for when the database is unreachable. */
-const ApiRateLimited = (description: string, example: ProblemExample) =>
+export const ApiRateLimited = (description: string, example: ProblemExample) =>
   applyDecorators(
     ApiTooManyRequests(description, example),
     ApiProblems({ types: [UNAVAILABLE], description: 'The database is temporarily unavailable; retry shortly.' }),
   );
 
-// The refusals as the code makes them, with sample figures.
-const loginRefusal = () => tooManyLoginFailures({ name: LOGIN_FAILURES_POLICY, limit: 10, windowSeconds: 900 }, 42);
-const signupRefusal = () => tooManySignups({ name: SIGNUP_POLICY, limit: 20, windowSeconds: 60 }, 42);
-
-export const ApiLoginRateLimited = (
-  description = 'Too many failed sign-ins from this client, for this email or for any; see Retry-After.',
-) => ApiRateLimited(description, loginRefusal);
-
 export const ApiSignupRateLimited = () =>
-  ApiRateLimited('Too many sign-ups from this client; see Retry-After.', signupRefusal);
+  ApiRateLimited('Too many sign-ups from this client; see Retry-After.', () =>
+    tooManySignups({ name: SIGNUP_POLICY, limit: 20, windowSeconds: 60 }, 42),
+  );

@@ -1,6 +1,6 @@
 import { isIPv4 } from 'node:net';
 
-import { parseIpAddress, unmapped } from '../../common/http/ip-address';
+import { parseIpAddress, unmapped } from '../../common/http';
 
 /** The longest user agent kept, in characters; the rest is cut. */
 export const MAX_USER_AGENT_LENGTH = 200;
