@@ -19,6 +19,7 @@ import {
   queryString,
   rawJsonTexts,
 } from '../support/hostile-input';
+import { checksRoute, featuresWithoutRoutes } from '../support/only-features';
 import { propertyRuns } from '../support/property-runs';
 import {
   type AppRoute,
@@ -170,7 +171,7 @@ let bobPlanetId: number;
 let secrets: string[];
 let images: Buffer[];
 let served: AppRoute[];
-/** The app's routes and the other paths, as the properties send to them. */
+/** The app's routes and the other paths, as the properties send to them (ONLY_FEATURES's alone when set). */
 let routes: RouteDef[];
 
 beforeAll(async () => {
@@ -217,7 +218,9 @@ beforeAll(async () => {
   ];
   served = appRoutes(t.app);
   const document = (await t.request({ method: 'GET', url: '/docs-json' })).json<OpenApiDocument>();
-  routes = [...served.map((r) => routeDef(r, document)), ...OTHER_PATHS.map(otherPath)];
+  routes = [...served.map((r) => routeDef(r, document)), ...OTHER_PATHS.map(otherPath)].filter((r) =>
+    checksRoute(r.path),
+  );
 });
 afterAll(async () => t?.close());
 
@@ -527,6 +530,7 @@ async function send(request: InjectOptions): Promise<Response> {
 
 it('knows every route of the app, and only those', () => {
   expect(tableDrift(served, KNOWLEDGE)).toEqual({ missing: [], extra: [] });
+  expect(featuresWithoutRoutes(routes.map((r) => r.path))).toEqual([]);
 });
 
 it('answers any request to any route with a success or a 4xx problem, and leaks nothing', async () => {
