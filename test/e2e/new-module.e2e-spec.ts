@@ -107,7 +107,6 @@ const SUITES = [
 function copyFolder(): { folder: string; release: () => void } {
   const folder = join(tmpdir(), `new-module-${createHash('sha256').update(resolve('.')).digest('hex').slice(0, 12)}`);
   const lock = `${folder}.lock`;
-  const holder = existsSync(lock) ? Number(readFileSync(lock, 'utf8')) : undefined;
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
@@ -116,10 +115,29 @@ function copyFolder(): { folder: string; release: () => void } {
       return false;
     }
   };
-  if (holder !== undefined && holder !== process.pid && alive(holder)) {
-    return { folder: mkdtempSync(join(tmpdir(), 'new-module-')), release: () => undefined };
+  // Claimed by creating the lock ('wx'), so two runs starting together cannot both take it; a
+  // lock whose process is gone is taken over.
+  const claim = () => {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const holder = () => {
+    try {
+      return Number(readFileSync(lock, 'utf8'));
+    } catch {
+      return Number.NaN; // released meanwhile: nobody holds it
+    }
+  };
+  let claimed = claim();
+  if (!claimed && !alive(holder())) {
+    rmSync(lock, { force: true });
+    claimed = claim();
   }
-  writeFileSync(lock, String(process.pid));
+  if (!claimed) return { folder: mkdtempSync(join(tmpdir(), 'new-module-')), release: () => undefined };
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder);
   return { folder, release: () => rmSync(lock, { force: true }) };
@@ -197,7 +215,7 @@ onFirstPass('npm run new:module', () => {
       child.on('error', (err) => (output += String(err)));
       child.on('close', (status) => done({ status, output }));
     });
-  /** As succeed(), beside other commands. */
+  /** As succeedWith({}), beside other commands. */
   const succeedAlongside = async (command: string, ...args: string[]) => {
     const { status, output } = await runAlongside(command, ...args);
     if (status !== 0) throw new Error(`${[command, ...args].join(' ')} exited with ${status}:\n${output.slice(-8000)}`);
