@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
 
 import { loadConfig } from '../../src/config/app-config';
 import { openDatabase } from '../../src/database/data-source';
@@ -59,7 +60,17 @@ export async function makeDatabaseTemplates(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'rk-templates-'));
   process.env[TEMPLATE_ENV.directory] = directory;
   const image = join(directory, 'migrated.tar');
-  await migrate({ DATA_DIR: 'memory://' }, (embedded) => embedded.saveImage(image));
+  await migrate({ DATA_DIR: 'memory://' }, async (dataSource, embedded) => {
+    // Each app start loads the whole image into PGlite's in-memory file system: without the two
+    // template databases, which no test uses (nothing creates a database on PGlite), it is a
+    // third smaller, and so is the time PGlite takes to start on it.
+    for (const template of ['template0', 'template1']) {
+      await dataSource.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE false`);
+      await dataSource.query(`DROP DATABASE ${template}`);
+    }
+    await dataSource.destroy();
+    await embedded.saveImage(image);
+  });
   process.env[TEMPLATE_ENV.embeddedImage] = image;
 
   // The same database as a directory, laid out as DATA_DIR is (its pgdata/ inside).
@@ -82,14 +93,16 @@ export async function removeDatabaseTemplates(): Promise<void> {
 
 type Embedded = NonNullable<Awaited<ReturnType<typeof openDatabase>>['embedded']>;
 
-async function migrate(env: Record<string, string>, beforeClose?: (embedded: Embedded) => Promise<void>) {
+async function migrate(
+  env: Record<string, string>,
+  beforeClose?: (dataSource: DataSource, embedded: Embedded) => Promise<void>,
+) {
   const config = loadConfig({ NODE_ENV: 'test', ...env });
   const { dataSource, embedded } = await openDatabase(config);
   try {
     await dataSource.initialize();
     await runMigrationsLocked(dataSource, config);
-    await dataSource.destroy();
-    if (embedded) await beforeClose?.(embedded);
+    if (embedded) await beforeClose?.(dataSource, embedded);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
