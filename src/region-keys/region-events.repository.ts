@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { managerOf, type Transaction } from '../database';
+import type { KeyRateLimit } from './key-rate-limit';
 
 export const REGION_EVENT_TYPES = [
   'region.created',
@@ -24,7 +25,7 @@ export type EventActor =
 /**
  * The key a change acted on; `revokesAt` only on `api_key.rolled`, when the old key stops,
  * with `replacedBy`, the new key; `replaces` on the new key's `api_key.created`, the old key;
- * `grant` on the events that create or roll a key: what it may do, and from where;
+ * `grant` on the events that create or roll a key: what it may do, from where, and how often;
  * `expiresAt` on the events that create, roll or update a key that expires.
  */
 export interface EventApiKey {
@@ -32,7 +33,8 @@ export interface EventApiKey {
   tokenPreview: string;
   revokesAt?: Date;
   expiresAt?: Date;
-  grant?: { permissions: string[]; allowedCidrs: string[] | null };
+  /** `rateLimit` null: the region default; absent: not recorded (events written before it was). */
+  grant?: { permissions: string[]; allowedCidrs: string[] | null; rateLimit?: KeyRateLimit | null };
   replacedBy?: { id: string; tokenPreview: string };
   replaces?: { id: string };
 }
@@ -81,6 +83,8 @@ interface RegionEventRow {
   apiKeyRevokesAt: Date | null;
   apiKeyPermissions: string[] | null;
   apiKeyAllowedCidrs: string[] | null;
+  apiKeyRateLimit: KeyRateLimit | null;
+  apiKeyRateLimitRecorded: boolean;
   apiKeyExpiresAt: Date | null;
   apiKeyReplacedById: string | null;
   apiKeyReplacedByTokenPreview: string | null;
@@ -90,7 +94,7 @@ interface RegionEventRow {
   requestId: string | null;
 }
 
-const COLUMNS = 19;
+const COLUMNS = 20;
 
 /**
  * The region's audit trail (region_events): rows are only inserted, in the transaction of
@@ -117,6 +121,8 @@ export class RegionEventsRepository {
       event.apiKey.revokesAt ?? null,
       event.apiKey.grant?.permissions ?? null,
       event.apiKey.grant?.allowedCidrs ?? null,
+      // JSON null (the region default) is recorded; SQL NULL is nothing recorded.
+      event.apiKey.grant?.rateLimit === undefined ? null : JSON.stringify(event.apiKey.grant.rateLimit),
       event.apiKey.expiresAt ?? null,
       event.apiKey.replacedBy?.id ?? null,
       event.apiKey.replacedBy?.tokenPreview ?? null,
@@ -127,7 +133,8 @@ export class RegionEventsRepository {
     ]);
     await managerOf(tx).query(
       `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, actor_api_key_id, actor_token_preview,
-         api_key_id, api_key_token_preview, api_key_revokes_at, api_key_permissions, api_key_allowed_cidrs, api_key_expires_at,
+         api_key_id, api_key_token_preview, api_key_revokes_at, api_key_permissions, api_key_allowed_cidrs, api_key_rate_limit,
+         api_key_expires_at,
          api_key_replaced_by_id, api_key_replaced_by_token_preview, api_key_replaces_id, changes, client_address, request_id)
        VALUES ${placeholders.join(', ')}`,
       values,
@@ -152,7 +159,8 @@ export class RegionEventsRepository {
       `SELECT id, seq, type, occurred_at AS "occurredAt", actor_type AS "actorType", actor_api_key_id AS "actorApiKeyId",
               actor_token_preview AS "actorTokenPreview", api_key_id AS "apiKeyId", api_key_token_preview AS "apiKeyTokenPreview",
               api_key_revokes_at AS "apiKeyRevokesAt", api_key_permissions AS "apiKeyPermissions",
-              api_key_allowed_cidrs AS "apiKeyAllowedCidrs", api_key_expires_at AS "apiKeyExpiresAt",
+              api_key_allowed_cidrs AS "apiKeyAllowedCidrs", api_key_rate_limit AS "apiKeyRateLimit",
+              api_key_rate_limit IS NOT NULL AS "apiKeyRateLimitRecorded", api_key_expires_at AS "apiKeyExpiresAt",
               api_key_replaced_by_id AS "apiKeyReplacedById", api_key_replaced_by_token_preview AS "apiKeyReplacedByTokenPreview",
               api_key_replaces_id AS "apiKeyReplacesId", changes,
               client_address AS "clientAddress", request_id AS "requestId"
@@ -177,7 +185,13 @@ export class RegionEventsRepository {
         ...(row.apiKeyRevokesAt ? { revokesAt: row.apiKeyRevokesAt } : {}),
         ...(row.apiKeyExpiresAt ? { expiresAt: row.apiKeyExpiresAt } : {}),
         ...(row.apiKeyPermissions
-          ? { grant: { permissions: row.apiKeyPermissions, allowedCidrs: row.apiKeyAllowedCidrs } }
+          ? {
+              grant: {
+                permissions: row.apiKeyPermissions,
+                allowedCidrs: row.apiKeyAllowedCidrs,
+                ...(row.apiKeyRateLimitRecorded ? { rateLimit: row.apiKeyRateLimit } : {}),
+              },
+            }
           : {}),
         ...(row.apiKeyReplacedById
           ? { replacedBy: { id: row.apiKeyReplacedById, tokenPreview: row.apiKeyReplacedByTokenPreview! } }

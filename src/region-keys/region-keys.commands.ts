@@ -95,8 +95,11 @@ function describeEvent(event: RegionEventDto): string {
   const stops = event.apiKey.revokesAt ? ` stops ${event.apiKey.revokesAt}` : '';
   const expires = event.apiKey.expiresAt ? ` expires ${event.apiKey.expiresAt}` : '';
   const changes = event.changes ? ` sets ${JSON.stringify(event.changes)}` : '';
-  const grant = event.apiKey.permissions
-    ? ` grants ${event.apiKey.permissions.join(',')} from ${event.apiKey.allowedCidrs?.join(',') ?? 'any address'}`
+  const { permissions, allowedCidrs, rateLimit } = event.apiKey;
+  const rate =
+    rateLimit === undefined ? '' : ` at ${rateLimit ? formatRateLimit(rateLimit) : 'the default rate limit'}`;
+  const grant = permissions
+    ? ` grants ${permissions.join(',')} from ${allowedCidrs?.join(',') ?? 'any address'}${rate}`
     : '';
   const from = event.clientAddress ? ` from ${event.clientAddress} request ${event.requestId}` : '';
   return `${event.occurredAt}  ${event.type.padEnd(15)}  key ${event.apiKey.tokenPreview} (${event.apiKey.id})${stops}${expires}${grant}${changes}  by ${actor}${from}`;

@@ -522,10 +522,10 @@ const eventKeyOf = (key: ApiKeyRecord): EventApiKey => ({
   ...(key.expiresAt ? { expiresAt: key.expiresAt } : {}),
 });
 
-/** A key with what it may do, from where and until when, for the events that create or roll it. */
+/** A key with what it may do, from where, how often and until when, for the events that create or roll it. */
 const grantOf = (key: ApiKeyRecord): EventApiKey => ({
   ...eventKeyOf(key),
-  grant: { permissions: key.permissions, allowedCidrs: key.allowedCidrs },
+  grant: { permissions: key.permissions, allowedCidrs: key.allowedCidrs, rateLimit: key.rateLimit },
 });
 
 type ManagerFields = Pick<ApiKeyRecord, 'revokesAt' | 'expiresAt' | 'permissions' | 'allowedCidrs'>;

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
@@ -120,6 +122,7 @@ describe('GET /auth/region/events', () => {
           tokenPreview: rolled.tokenPreview,
           permissions: ['region:read', 'keys:write'],
           allowedCidrs: null,
+          rateLimit: null,
           replaces: { id: second.id },
         },
         clientAddress: CLIENT,
@@ -136,6 +139,7 @@ describe('GET /auth/region/events', () => {
           revokesAt: '2026-11-22T10:01:02.000Z',
           permissions: ['region:read', 'keys:write'],
           allowedCidrs: null,
+          rateLimit: null,
           replacedBy: { id: rolled.id, tokenPreview: rolled.tokenPreview },
         },
         clientAddress: CLIENT,
@@ -158,11 +162,37 @@ describe('GET /auth/region/events', () => {
         tokenPreview: expect.any(String),
         permissions: ['region:read', 'keys:write'],
         allowedCidrs: null,
+        rateLimit: null,
       },
       clientAddress: null,
       requestId: null,
     });
     expect(JSON.stringify(data)).not.toContain(second.key);
+  });
+
+  it("records a key's own rate limit with what a create or roll grants, and says nothing where none was recorded", async () => {
+    const rateLimit = { requests: 10, perSeconds: 60 };
+    tick();
+    const limited = (await call('POST', '/auth/region/api-keys', region.key, 'req-limited', { rateLimit })).json();
+    tick();
+    const rolled = (await call('POST', `/auth/region/api-keys/${limited.id}/roll`, region.key, 'req-roll', {})).json();
+    // An event written before grants recorded a rate limit: permissions, and SQL NULL for the limit.
+    await t.app.get(DataSource).query(
+      `INSERT INTO region_events (id, region_id, type, occurred_at, actor_type, api_key_id, api_key_token_preview,
+         api_key_permissions, api_key_allowed_cidrs)
+       VALUES ($1, $2, 'api_key.created', '2026-11-01T00:00:00Z', 'operator', $3, 'rk_older', '{region:read}', NULL)`,
+      [randomUUID(), region.regionId, randomUUID()],
+    );
+
+    const data = await allEvents(region.key);
+    const grantOf = (type: string, id: string) =>
+      data.find((e) => e.type === type && (e.apiKey as { id: string }).id === id)?.apiKey;
+    expect(grantOf('api_key.created', limited.id)).toMatchObject({ permissions: expect.any(Array), rateLimit });
+    expect(grantOf('api_key.rolled', limited.id)).toMatchObject({ rateLimit });
+    expect(grantOf('api_key.created', rolled.id)).toMatchObject({ rateLimit });
+    const older = data.find((e) => (e.apiKey as { tokenPreview: string }).tokenPreview === 'rk_older')?.apiKey;
+    expect(older).toMatchObject({ permissions: ['region:read'], allowedCidrs: null });
+    expect(older).not.toHaveProperty('rateLimit');
   });
 
   it('records nothing for failed requests or failed authentications', async () => {

@@ -245,7 +245,7 @@ describe(RegionKeysService.name, () => {
             id: old.id,
             tokenPreview: old.tokenPreview,
             revokesAt: new Date(NOW.getTime() + 60_000),
-            grant: { permissions: old.permissions, allowedCidrs: null },
+            grant: { permissions: old.permissions, allowedCidrs: null, rateLimit: null },
             replacedBy: { id: rolled.apiKey.id, tokenPreview: rolled.apiKey.tokenPreview },
           },
           actor: callerOf(caller).actor,
@@ -255,7 +255,7 @@ describe(RegionKeysService.name, () => {
           apiKey: {
             id: rolled.apiKey.id,
             tokenPreview: rolled.apiKey.tokenPreview,
-            grant: { permissions: ['region:read', 'keys:write'], allowedCidrs: null },
+            grant: { permissions: ['region:read', 'keys:write'], allowedCidrs: null, rateLimit: null },
             replaces: { id: old.id },
           },
           actor: callerOf(caller).actor,

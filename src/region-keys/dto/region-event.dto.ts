@@ -119,6 +119,11 @@ export class RegionEventApiKeyDto {
    */
   allowedCidrs?: string[] | null;
 
+  /**
+   * With `permissions`, on events recorded since it is: the key's own rate limit; null: the region's default (it follows the default as it changes). Absent where not recorded.
+   */
+  rateLimit?: KeyRateLimitDto | null;
+
   /** Only on `api_key.rolled` (of rolls recorded since events link keys): the key that replaces this one. */
   replacedBy?: RegionEventReplacedByDto;
 

@@ -19,6 +19,7 @@ import { Region } from './region.entity';
   `("actor_type" IN ('operator', 'reporter') AND "actor_api_key_id" IS NULL AND "actor_token_preview" IS NULL)
         OR ("actor_type" = 'api_key' AND "actor_api_key_id" IS NOT NULL AND "actor_token_preview" IS NOT NULL)`,
 )
+@Check('region_events_rate_limit_check', `jsonb_typeof("api_key_rate_limit") IN ('null', 'object')`)
 export class RegionEvent {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'region_events_pkey' })
   id: string;
@@ -64,6 +65,13 @@ export class RegionEvent {
   /** With apiKeyPermissions: the key's allowlist (null there too when it has none). */
   @Column({ name: 'api_key_allowed_cidrs', type: 'text', array: true, nullable: true })
   apiKeyAllowedCidrs: string[] | null;
+
+  /**
+   * With apiKeyPermissions, since it is recorded: the key's own rate limit ({ requests, perSeconds }),
+   * or JSON null for the region default; SQL NULL where nothing was recorded.
+   */
+  @Column({ name: 'api_key_rate_limit', type: 'jsonb', nullable: true })
+  apiKeyRateLimit: { requests: number; perSeconds: number } | null;
 
   /** When the key acted on expires, on the events that create, roll or update one that does. */
   @Column({ name: 'api_key_expires_at', type: 'timestamptz', nullable: true })
