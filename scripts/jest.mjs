@@ -1,10 +1,13 @@
 // Jest, with each bare word of its command line (`npm run test:e2e -- missions`) taken as a
-// whole name rather than as any part of a path: Jest's own reading of it is a regular
-// expression on the test file's path, so `missions` would also run region-keys-permissions.
-// A whole name starts the path or follows `/`, `.` or `-`, and ends it or is followed by one
-// of them: `region-keys` runs region-keys.e2e-spec.ts and region-keys-permissions.e2e-spec.ts,
-// `missions` runs missions.e2e-spec.ts only. Anything else (a path, a regular expression, a
-// flag and its value) reaches Jest as it is.
+// whole name in a test file's name rather than as any part of its path: Jest's own reading of
+// it is a regular expression on the file's absolute path, so `missions` would also run
+// region-keys-permissions, and every suite of a checkout in a folder named like `wt-missions`.
+// A whole name starts the file's name or follows `.` or `-` in it, and ends it or is followed
+// by one of them: `region-keys` runs region-keys.e2e-spec.ts and
+// region-keys-permissions.e2e-spec.ts, `missions` runs missions.e2e-spec.ts only. Anything else
+// (a path, a regular expression, a flag and its value) reaches Jest as it is.
+import { wholeNamePattern } from './lib/whole-name.mjs';
+
 const TAKES_A_VALUE = new Set([
   '-c',
   '--config',
@@ -26,7 +29,7 @@ process.argv.splice(
   2,
   args.length,
   ...args.map((arg, index) =>
-    BARE_WORD.test(arg) && !TAKES_A_VALUE.has(args[index - 1]) ? `(^|[/.-])${arg}([/.-]|$)` : arg,
+    BARE_WORD.test(arg) && !TAKES_A_VALUE.has(args[index - 1]) ? wholeNamePattern(arg) : arg,
   ),
 );
 await import('../node_modules/jest/bin/jest.js');
