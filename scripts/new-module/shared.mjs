@@ -412,8 +412,10 @@ export class ${n.Plural}Repository {
     return row;
   }
 
+  /** Writes every column but those that never change: a column added to the entity is written with the rest. */
   async update(tx: Transaction, row: ${n.Singular}): Promise<${n.Singular}> {
-    await managerOf(tx).getRepository(${n.Singular}).update({ id: row.id }, { ${n.ref ? `${n.ref.param}: row.${n.ref.param}, ` : ''}name: row.name });
+    const { id, creatorId: _creatorId, createdAt: _createdAt, ...changeable } = row;
+    await managerOf(tx).getRepository(${n.Singular}).update({ id }, changeable);
     return row;
   }
 
