@@ -1,5 +1,6 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 
+import type { KeyRateLimit } from '../key-rate-limit';
 import { Region } from './region.entity';
 
 /**
@@ -71,7 +72,7 @@ export class RegionEvent {
    * or JSON null for the region default; SQL NULL where nothing was recorded.
    */
   @Column({ name: 'api_key_rate_limit', type: 'jsonb', nullable: true })
-  apiKeyRateLimit: { requests: number; perSeconds: number } | null;
+  apiKeyRateLimit: KeyRateLimit | null;
 
   /** When the key acted on expires, on the events that create, roll or update one that does. */
   @Column({ name: 'api_key_expires_at', type: 'timestamptz', nullable: true })
