@@ -1,4 +1,6 @@
-import { isDateTime } from '../../src/common/validation';
+import { validateSync } from 'class-validator';
+
+import { isDateTime, IsFullDate, isFullDate, trimEach } from '../../src/common/validation';
 
 describe('isDateTime', () => {
   it.each([
@@ -34,4 +36,47 @@ describe('isDateTime', () => {
     1610,
     null,
   ])('refuses %p', (value) => expect(isDateTime(value)).toBe(false));
+});
+
+describe('isFullDate', () => {
+  it.each(['2026-11-22', '2024-02-29', '0001-01-01', '9999-12-31'])('accepts %s', (value) =>
+    expect(isFullDate(value)).toBe(true),
+  );
+
+  it.each([
+    '2023-02-29',
+    '2024-04-31',
+    '2024-13-01',
+    '2024-00-10',
+    '0000-01-01',
+    '2024-1-5',
+    '20240105',
+    '2024-01-01T00:00:00Z',
+    ' 2024-01-01',
+    '2024-01-01\n',
+    '',
+    20240101,
+    null,
+  ])('refuses %p', (value) => expect(isFullDate(value)).toBe(false));
+
+  it('refuses, as a decorator, with a message that shows the format', () => {
+    class Filter {
+      @IsFullDate()
+      since: unknown;
+    }
+    const refused = Object.assign(new Filter(), { since: '2024-02-30' });
+    const accepted = Object.assign(new Filter(), { since: '2024-02-29' });
+    expect(validateSync(refused).map((error) => error.constraints)).toEqual([
+      { isFullDate: 'since must be a calendar day as YYYY-MM-DD, e.g. 2026-11-22' },
+    ]);
+    expect(validateSync(accepted)).toEqual([]);
+  });
+});
+
+describe('trimEach', () => {
+  it("trims an array's strings and leaves its other items, and anything not an array, to the validators", () => {
+    expect(trimEach({ value: [' rocky ', '\tice', 7, null] })).toEqual(['rocky', 'ice', 7, null]);
+    expect(trimEach({ value: ' rocky ' })).toBe(' rocky ');
+    expect(trimEach({ value: { 0: ' a ' } })).toEqual({ 0: ' a ' });
+  });
 });

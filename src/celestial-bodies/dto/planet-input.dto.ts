@@ -18,7 +18,7 @@ import {
 } from 'class-validator';
 
 import { ApiDateTime, ApiFloat, ApiInt64 } from '../../common/swagger';
-import { FINITE, IsDateTime, IsOmittable, IsPlainText, trim } from '../../common/validation';
+import { FINITE, IsDateTime, IsOmittable, IsPlainText, trim, trimEach } from '../../common/validation';
 import type { PlanetValues } from '../celestial-bodies.repository';
 import { MAX_SATELLITES_PER_PLANET, PLANET_TYPES, type PlanetType } from '../celestial-body-types';
 import { ApiPlanetType } from './body-types';
@@ -90,9 +90,7 @@ export class PlanetInputDto {
   discoveredAt?: string;
 
   /** @example ['solar-system', 'rocky', 'explored'] */
-  @Transform(({ value }: { value: unknown }) =>
-    Array.isArray(value) ? value.map((v: unknown) => trim({ value: v })) : value,
-  )
+  @Transform(trimEach)
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(20)

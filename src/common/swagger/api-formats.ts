@@ -26,8 +26,8 @@ export const ApiFloat = (also: Also = {}) => ApiProperty({ type: 'number', forma
 
 export const ApiDateTime = (also: Also = {}) => ApiProperty({ type: 'string', format: 'date-time', ...also });
 
-/** A calendar day, `2026-11-22`. */
-export const ApiDate = () => ApiProperty({ type: 'string', format: 'date' });
+/** A calendar day, `2026-11-22` (validated in a body or query by IsFullDate). */
+export const ApiDate = (also: Also = {}) => ApiProperty({ type: 'string', format: 'date', ...also });
 
 export const ApiUuid = (also: Also = {}) => ApiProperty({ format: 'uuid', ...also });
 

@@ -72,12 +72,27 @@ export function isDateTime(value: unknown): boolean {
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
   if (hour > 23 || minute > 59 || second > 59) return false;
   if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return false;
-  // Date.UTC rolls 30 February over into March; a real date survives the round trip.
-  const date = new Date(Date.UTC(year, month - 1, day));
-  date.setUTCFullYear(year);
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return false;
+  if (!isRealDay(year, month, day)) return false;
   const instant = Date.parse(value);
   return instant >= EARLIEST && instant <= LATEST;
+}
+
+const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True for an RFC 3339 full-date (`2026-11-22`): a real calendar day in the years 1 to 9999. */
+export function isFullDate(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const m = FULL_DATE.exec(value);
+  if (!m) return false;
+  const [year, month, day] = m.slice(1).map(Number);
+  return year >= 1 && isRealDay(year, month, day);
+}
+
+// Date.UTC rolls 30 February over into March; a real date survives the round trip.
+function isRealDay(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  date.setUTCFullYear(year);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 export function IsDateTime(options?: ValidationOptions) {
@@ -91,6 +106,22 @@ export function IsDateTime(options?: ValidationOptions) {
         validate: isDateTime,
         defaultMessage: (args: ValidationArguments) =>
           `${args.property} must be an RFC 3339 date-time with an offset, e.g. 1610-01-07T00:00:00Z`,
+      },
+    });
+}
+
+/** A calendar day as `YYYY-MM-DD` (a field documented with ApiDate), e.g. a date-only query filter. */
+export function IsFullDate(options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isFullDate',
+      target: object.constructor,
+      propertyName,
+      options,
+      validator: {
+        validate: isFullDate,
+        defaultMessage: (args: ValidationArguments) =>
+          `${args.property} must be a calendar day as YYYY-MM-DD, e.g. 2026-11-22`,
       },
     });
 }
