@@ -82,8 +82,8 @@ export const nestedFiles = (n, p) => ({
    * exist, and it cannot be deleted before the ${n.one} is in (a delete of the ${p.one} then
    * takes its ${n.many} with it).
    */
-  create${n.Singular}(${p.param}: ${p.type}, creatorId: number, name: string): Promise<${n.Singular}> {
-    const row = { id: randomUUID(), ${p.param}, name, creatorId, createdAt: this.clock.now() };
+  create${n.Singular}(${p.param}: ${p.type}, creatorId: number, values: ${n.Singular}Values): Promise<${n.Singular}> {
+    const row = { id: randomUUID(), ${p.param}, ...values, creatorId, createdAt: this.clock.now() };
     return this.${p.table}.${p.withHeld}(${p.param}, (tx) => this.repository.insert(tx, row));
   }
 `,
@@ -116,7 +116,7 @@ export const nestedFiles = (n, p) => ({
     `  it('creates ${n.aOne} in the transaction that holds its ${p.one}, with an id of its own, its creator and the time of the Clock', async () => {
     repository.insert.mockImplementation(async (_tx, row) => row);
 
-    const created = await sut.create${n.Singular}(${p.ONE}_ID, 7, 'First');
+    const created = await sut.create${n.Singular}(${p.ONE}_ID, 7, { name: 'First' });
 
     expect(created).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -132,7 +132,7 @@ export const nestedFiles = (n, p) => ({
   it("answers ${p.aOne} that does not exist with the ${p.one}'s 404, and inserts nothing", async () => {
     ${p.table}.${p.withHeld}.mockRejectedValue(new NotFoundError('No ${p.one} with id ${p.exampleId} exists.'));
 
-    await expect(sut.create${n.Singular}(${p.ONE}_ID, 7, 'First')).rejects.toMatchObject({ status: 404, slug: 'not-found' });
+    await expect(sut.create${n.Singular}(${p.ONE}_ID, 7, { name: 'First' })).rejects.toMatchObject({ status: 404, slug: 'not-found' });
     expect(repository.insert).not.toHaveBeenCalled();
   });
 

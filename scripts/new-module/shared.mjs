@@ -16,18 +16,20 @@ const scopeOf = (p) =>
   p ? { param: `${p.param}: ${p.type}, `, arg: `${p.param}, `, Of: `Of${p.One}` } : { param: '', arg: '', Of: '' };
 
 /**
- * The fields of the body, as a service's parameters (`params`), as the controller passes them
- * from `body` (`args`), and a valid sample as the tests write it, `ref` the referred item's id.
+ * The fields a client sets: the service's create and update take them as one \`<Singular>Values\`
+ * (\`picked\` from the entity), which the controller passes as the body is, so a field added
+ * to the entity and the input DTO reaches the row with no other edit. \`values\`, the object as
+ * a unit test writes it; \`sample\`, a valid body as the e2e tests write it, \`ref\` the referred
+ * item's id.
  */
 export const fieldsOf = (n) =>
   n.ref
     ? {
-        params: `${n.ref.param}: ${n.ref.type}, name: string`,
-        args: `body.${n.ref.param}, body.name`,
-        names: `${n.ref.param}, name`,
+        picked: `'${n.ref.param}' | 'name'`,
+        values: (name) => `{ ${n.ref.param}: ${n.ref.exampleId}, name: ${name} }`,
         sample: (name, ref = n.ref.param) => `{ ${prop('name', name)}, ${prop(n.ref.param, ref)} }`,
       }
-    : { params: 'name: string', args: 'body.name', names: 'name', sample: (name) => `{ ${prop('name', name)} }` };
+    : { picked: `'name'`, values: (name) => `{ name: ${name} }`, sample: (name) => `{ ${prop('name', name)} }` };
 
 /** `key: value` as an object literal writes it, shorthand when the value is the variable of that name. */
 const prop = (key, value) => (key === String(value) ? key : `${key}: ${value}`);
@@ -88,7 +90,6 @@ export class ${n.Plural}Module {}
  */
 export const controllerFile = (n, p, parts) => {
   const { arg } = scopeOf(p);
-  const f = fieldsOf(n);
   const listRouteParam = p ? `'${p.path.slice(1)}/:${p.param}/${n.name}'` : '';
   const itemRoute = `'${p ? `${n.name}/` : ''}:id'`;
   const parentParam = p ? `  @ApiParam(${p.PARAM_DOC})\n` : '';
@@ -179,7 +180,7 @@ ${parentParam}  @ApiCreatedResponse({
     @Body() body: ${n.Singular}InputDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<${n.Singular}Dto> {
-    const created = ${n.Singular}Dto.from(await this.${n.plural}.create${n.Singular}(${arg}user.id, ${f.args}));
+    const created = ${n.Singular}Dto.from(await this.${n.plural}.create${n.Singular}(${arg}user.id, body));
     reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, itemPath(created.id)));
     return created;
   }
@@ -219,7 +220,7 @@ ${parentParam}  @ApiCreatedResponse({
     @Conditions() conditions: ChangeConditions,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<${n.Singular}Dto> {
-    const item = ${n.Singular}Dto.from(await this.${n.plural}.update${n.Singular}(id, user.id, ${f.args}, conditions));
+    const item = ${n.Singular}Dto.from(await this.${n.plural}.update${n.Singular}(id, user.id, body, conditions));
     reply.header('ETag', ${n.singular$}Etag(item));
     return item;
   }
@@ -283,7 +284,7 @@ export const serviceFile = (n, p, parts) => {
   const f = fieldsOf(n);
   const lookup = p ?? n.ref;
   const change = n.ref
-    ? `this.${n.ref.table}.${n.ref.withHeld}(${n.ref.param}, async (tx) =>`
+    ? `this.${n.ref.table}.${n.ref.withHeld}(values.${n.ref.param}, async (tx) =>`
     : 'this.unitOfWork.run(async (tx) =>';
   return `import { randomUUID } from 'node:crypto';
 
@@ -296,6 +297,9 @@ import { ${n.Singular}Dto, ${n.singular$}Etag } from './dto/${n.singular}.dto';
 import type { ${n.Singular} } from './entities/${n.singular}.entity';
 import { Not${n.Singular}CreatorError, ${n.Singular}NotFoundError, ${n.Singular}PreconditionFailedError } from './${n.name}.errors';
 import { ${n.Plural}Repository } from './${n.name}.repository';
+
+/** What a client sets, as the body has it: the create's and the update's. */
+export type ${n.Singular}Values = Pick<${n.Singular}, ${f.picked}>;
 
 export interface ${n.Singular}Page {
   items: ${n.Singular}[];
@@ -324,10 +328,10 @@ ${p ? `    await this.${p.table}.${p.assertExists}(${p.param});\n` : ''}    cons
 
 ${parts.create}
   /** Replaces its fields: only its creator may, and only while \`conditions\` hold. */
-  update${n.Singular}(id: string, userId: number, ${f.params}, conditions: ChangeConditions = {}): Promise<${n.Singular}> {
+  update${n.Singular}(id: string, userId: number, values: ${n.Singular}Values, conditions: ChangeConditions = {}): Promise<${n.Singular}> {
     return ${change} {
       const item = await this.changeable(tx, id, userId, conditions);
-      return this.repository.update(tx, { ...item, ${f.names} });
+      return this.repository.update(tx, { ...item, ...values });
     });
   }
 
@@ -354,16 +358,15 @@ ${parts.create}
 
 /** The create of a top-level item, in a transaction (which holds the item it refers to, if any). */
 export const topLevelCreate = (n) => {
-  const f = fieldsOf(n);
-  const row = `{ id: randomUUID(), ${f.names}, creatorId, createdAt: this.clock.now() }`;
+  const row = `{ id: randomUUID(), ...values, creatorId, createdAt: this.clock.now() }`;
   return n.ref
     ? `  /** One INSERT, in a transaction that holds the ${n.ref.one} it refers to (its 404 when there is none). */
-  create${n.Singular}(creatorId: number, ${f.params}): Promise<${n.Singular}> {
-    return this.${n.ref.table}.${n.ref.withHeld}(${n.ref.param}, (tx) => this.repository.insert(tx, ${row}));
+  create${n.Singular}(creatorId: number, values: ${n.Singular}Values): Promise<${n.Singular}> {
+    return this.${n.ref.table}.${n.ref.withHeld}(values.${n.ref.param}, (tx) => this.repository.insert(tx, ${row}));
   }
 `
     : `  /** One INSERT: the id is made here, and the time is the Clock's. */
-  create${n.Singular}(creatorId: number, ${f.params}): Promise<${n.Singular}> {
+  create${n.Singular}(creatorId: number, values: ${n.Singular}Values): Promise<${n.Singular}> {
     return this.unitOfWork.run((tx) => this.repository.insert(tx, ${row}));
   }
 `;
@@ -614,7 +617,7 @@ export class ${n.Singular}PageDto {
 export const unitTestFile = (n, p, tests) => {
   const lookup = p ?? n.ref;
   const fields = n.ref ? `${n.ref.param}: ${n.ref.exampleId}, ` : p ? `${p.param}: ${p.exampleId}, ` : '';
-  const args = n.ref ? `${n.ref.exampleId}, 'Renamed'` : "'Renamed'";
+  const args = fieldsOf(n).values("'Renamed'");
   return `${lookup ? `import { ${lookup.Lookup} } from '../../src/${lookup.feature}';\n` : ''}import type { Clock } from '../../src/common/clock/clock';
 ${p ? `import { NotFoundError } from '../../src/common/problem';\n` : ''}import type { Transaction, UnitOfWork } from '../../src/database';
 import { ${n.singular$}Etag, ${n.Singular}Dto } from '../../src/${n.name}/dto/${n.singular}.dto';

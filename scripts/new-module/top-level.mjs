@@ -62,7 +62,7 @@ export const topLevelFiles = (n) => {
       `  it('creates ${n.aOne} in a transaction${r ? ` that holds its ${r.one}` : ''}, with an id of its own, its creator and the time of the Clock', async () => {
     repository.insert.mockImplementation(async (_tx, row) => row);
 
-    const created = await sut.create${n.Singular}(7, ${r ? `${r.exampleId}, ` : ''}'First');
+    const created = await sut.create${n.Singular}(7, ${shared.fieldsOf(n).values("'First'")});
 
     expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), ${r ? `${r.param}: ${r.exampleId}, ` : ''}name: 'First', creatorId: 7, createdAt: NOW });
     expect(repository.insert).toHaveBeenCalledWith(TX, created);${
