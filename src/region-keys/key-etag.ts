@@ -36,7 +36,7 @@ export const KEY_TAGS: EntityTags = {
   etag: {
     description:
       "Strong entity tag of the key's version: it changes whenever any field but `lastUsedAt` does (that one moves " +
-      'by itself while the key is in use, and a change cannot lose it). Send it in If-Match with a PATCH.',
+      'by itself while the key is in use, and a change cannot lose it). Send it in If-Match with a PATCH or DELETE.',
     example: '"9c1185a5c5e9fc54612808977ee8f548b2258d31b3f3c3a0ac2f3f1c6f2e4b1d"',
   },
   changeHeaders: [ifNoneMatchOnChange('key'), ifMatchOnChange('key', 'PATCH')],

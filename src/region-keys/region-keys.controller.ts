@@ -154,20 +154,23 @@ export class RegionKeysController {
   /**
    * Delete (revoke) an API key
    * @remarks Revokes a key of your region at once; a key may delete itself. Deleting the region's last permanent key
-   * holding both permissions is refused (`last-api-key`).
+   * holding both permissions is refused (`last-api-key`). With If-Match, only while the key still has that ETag (else
+   * 412).
    */
   @Delete('region/api-keys/:id')
   @RegionKeyAuth('keys:write')
   @HttpCode(204)
   @ApiKeyId()
+  @ConditionalChange(KEY_TAGS)
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiProblems(...unexpectedBodyProblems(() => notAUuid('id')), LAST_KEY)
   async revokeApiKey(
     @CurrentRegion() caller: RegionPrincipal,
     @ChangeOriginOf() origin: ChangeOrigin,
     @UuidParam('id') id: string,
+    @Conditions() conditions: ChangeConditions,
   ): Promise<void> {
-    await this.regionKeys.revokeKey(caller.regionId, id, origin);
+    await this.regionKeys.revokeKey(caller.regionId, id, origin, conditions);
   }
 
   /**

@@ -131,12 +131,19 @@ export class RegionKeysService {
    * The time is read once the lock is held: a change that waited for it goes by the time it
    * is made, and its event follows the one it waited for.
    */
-  async revokeKey(regionId: string, keyId: string, origin: ChangeOrigin): Promise<void> {
+  async revokeKey(
+    regionId: string,
+    keyId: string,
+    origin: ChangeOrigin,
+    conditions: KeyConditions = {},
+  ): Promise<void> {
     await this.unitOfWork.runLockingRow(`region:${regionId}`, async (tx) => {
       await this.repository.lockRegion(tx, regionId);
       const now = this.clock.now();
       const key = await this.repository.findActiveKeyInRegion(tx, keyId, regionId, now);
       if (!key) throw new ApiKeyNotFoundError();
+      const failed = failedKeyCondition(conditions, key);
+      if (failed) throw new ApiKeyChangedError(failed);
       await this.keepManageable(tx, regionId, key, null);
       await this.repository.revokeKey(tx, keyId, now);
       await this.record(tx, regionId, now, origin, [['api_key.revoked', keyOf(key)]]);

@@ -128,6 +128,15 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
   provoke('PATCH /auth/region/api-keys/{id} 412 precondition-failed', () =>
     json('PATCH', `/auth/region/api-keys/${region.keyId}`, {}, { ...withKey(), 'if-match': '"stale"' }),
   );
+  for (const [method, template] of [
+    ['GET', '/auth/region/api-keys/{id}'],
+    ['DELETE', '/auth/region/api-keys/{id}'],
+    ['GET', '/auth/region/api-keys/current'],
+  ] as const) {
+    provoke(`${method} ${template} 412 precondition-failed`, () =>
+      send({ method, url: template.replace('{id}', region.keyId), headers: { ...withKey(), 'if-match': '"stale"' } }),
+    );
+  }
   provoke('PATCH /auth/region/api-keys/{id} 409 last-api-key', async () => {
     const alone = await newRegion(t, 'Alone, patched');
     return json(
@@ -290,6 +299,10 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
       payload: form.payload,
       headers: { ...asAlice(), ...form.headers },
     });
+  });
+  provoke('GET /planets/{planetId}/image 412 precondition-failed', async () => {
+    expect((await image(fixture('mars.png'))).statusCode).toBeLessThan(300);
+    return send({ method: 'GET', url: `/planets/${planetId}/image`, headers: { 'if-match': '"stale"' } });
   });
   provoke('POST /planets/{planetId}/image 403 forbidden', () =>
     image(fixture('mars.png'), { authorization: bob.basic }),

@@ -44,8 +44,8 @@ const create = (key: string, payload: object = {}) =>
   t.request({ method: 'POST', url: '/auth/region/api-keys', headers: { 'x-api-key': key }, payload });
 const roll = (key: string, id: string, payload: object = {}) =>
   t.request({ method: 'POST', url: `${keyUrl(id)}/roll`, headers: { 'x-api-key': key }, payload });
-const del = (key: string, id: string) =>
-  t.request({ method: 'DELETE', url: keyUrl(id), headers: { 'x-api-key': key } });
+const del = (key: string, id: string, headers: Record<string, string> = {}) =>
+  t.request({ method: 'DELETE', url: keyUrl(id), headers: { 'x-api-key': key, ...headers } });
 const me = (key: string) => t.request({ method: 'GET', url: '/auth/regions/me', headers: { 'x-api-key': key } });
 const events = async (key: string) =>
   (await t.request({ method: 'GET', url: '/auth/region/events', headers: { 'x-api-key': key } })).json().data;
@@ -315,6 +315,36 @@ describe('PATCH /auth/region/api-keys/:id', () => {
     );
     // A key that is not there is 404 whatever the condition.
     expectProblem(await patch(region.key, (await newRegion(t)).keyId, {}, { 'if-match': '*' }), 404);
+  });
+
+  it('with If-Match on DELETE: revokes only the version it names (412 otherwise, 400 for a malformed one)', async () => {
+    const key = await keyWith({ description: 'v1' });
+    const etag = (await get(region.key, key.id)).headers.etag as string;
+    expect((await patch(region.key, key.id, { description: 'v2' })).statusCode).toBe(200);
+    for (const stale of [etag, `W/${(await get(region.key, key.id)).headers.etag as string}`]) {
+      expectProblem(await del(region.key, key.id, { 'if-match': stale }), 412, 'precondition-failed');
+    }
+    expectProblem(await del(region.key, key.id, { 'if-none-match': '*' }), 412, 'precondition-failed');
+    expectProblem(await del(region.key, key.id, { 'if-match': 'garbage' }), 400, 'validation');
+    expect((await get(key.key, key.id)).statusCode).toBe(200);
+    const current = (await get(region.key, key.id)).headers.etag as string;
+    expect((await del(region.key, key.id, { 'if-match': current })).statusCode).toBe(204);
+    expect((await get(region.key, key.id)).statusCode).toBe(404);
+  });
+
+  it('answers a read with If-Match only while a tag it names is current (412, 400 for a malformed one), and a 304 with the ETag a 200 carries', async () => {
+    const key = await keyWith({ description: 'read' });
+    const etag = (await get(region.key, key.id)).headers.etag as string;
+    expect((await get(region.key, key.id, { 'if-match': etag })).statusCode).toBe(200);
+    expect((await get(region.key, key.id, { 'if-match': `"other", ${etag}` })).statusCode).toBe(200);
+    expectProblem(await get(region.key, key.id, { 'if-match': '"other"' }), 412, 'precondition-failed');
+    expectProblem(await get(region.key, key.id, { 'if-match': `W/${etag}` }), 412, 'precondition-failed');
+    expectProblem(await get(region.key, key.id, { 'if-match': 'garbage' }), 400, 'validation');
+    // The client's weak form, or a coded one this request would not get, is answered with the tag itself.
+    for (const held of [`W/${etag}`, `${etag.slice(0, -1)}-br"`]) {
+      const res = await get(region.key, key.id, { 'if-none-match': held });
+      expect({ held, status: res.statusCode, etag: res.headers.etag }).toEqual({ held, status: 304, etag });
+    }
   });
 
   it('answers a patch that changes nothing with the key, and records no event', async () => {

@@ -192,7 +192,10 @@ describe('conditional requests', () => {
 
   it('declare on a read If-None-Match, the ETag of its 200 and the 304', () => {
     const { responses, parameters } = documented(ConditionalGet(TAGS), ApiOkResponse({ description: 'The comet.' }));
-    expect(parameters).toEqual([expect.objectContaining({ name: 'If-None-Match', in: 'header' })]);
+    expect(parameters).toEqual([
+      expect.objectContaining({ name: 'If-None-Match', in: 'header' }),
+      expect.objectContaining({ name: 'If-Match', in: 'header' }),
+    ]);
     expect(responses['200']).toMatchObject({
       description: 'The comet.',
       headers: { ETag: { description: 'The comet version.' } },
@@ -215,10 +218,10 @@ describe('conditional requests', () => {
     );
   });
 
-  function fakeReply(ifNoneMatch?: string) {
+  function fakeReply(ifNoneMatch?: string, headers: Record<string, string> = {}) {
     const sent: { status?: number; headers: Record<string, string>; body?: unknown } = { headers: {} };
     const reply = {
-      request: { headers: { 'if-none-match': ifNoneMatch } },
+      request: { headers: { 'if-none-match': ifNoneMatch, ...headers } },
       status: (code: number) => ((sent.status = code), reply),
       header: (name: string, value: string) => ((sent.headers[name] = value), reply),
       send: (body?: unknown) => ((sent.body = body), Promise.resolve(reply)),
@@ -226,13 +229,44 @@ describe('conditional requests', () => {
     return { reply: reply as unknown as FastifyReply, sent };
   }
 
-  it('answer a read 304 with the tag the client holds, else 200 with the ETag and the body', async () => {
+  it('answer a read 304 with the ETag a 200 would carry, else 200 with the ETag and the body', async () => {
     const held = fakeReply(`"a", W/${ETAG}`);
     await sendTagged(held.reply, ETAG, { id: 1 });
-    expect(held.sent).toEqual({ status: 304, headers: { ETag: `W/${ETAG}` }, body: undefined });
+    expect(held.sent).toEqual({ status: 304, headers: { ETag: ETAG }, body: undefined });
     const fresh = fakeReply('"a"');
     expect(await notModified(fresh.reply, ETAG)).toBe(false);
     await sendTagged(fresh.reply, ETAG, { id: 1 });
     expect(fresh.sent).toEqual({ status: 200, headers: { ETag: ETAG }, body: { id: 1 } });
+  });
+
+  it('answer a 304 with the coded tag the client holds only when this request would get that coding', async () => {
+    const gzipped = `${ETAG.slice(0, -1)}-gzip"`;
+    for (const [acceptEncoding, expected] of [
+      ['gzip', gzipped],
+      ['gzip;q=0.5, br', ETAG],
+      ['identity', ETAG],
+    ]) {
+      const held = fakeReply(`W/${gzipped}`, { 'accept-encoding': acceptEncoding });
+      await sendTagged(held.reply, ETAG, { id: 1 });
+      expect({ acceptEncoding, sent: held.sent }).toEqual({
+        acceptEncoding,
+        sent: { status: 304, headers: { ETag: expected }, body: undefined },
+      });
+    }
+  });
+
+  it('refuse a read whose If-Match fails (412) or is malformed (400), before If-None-Match', async () => {
+    await expect(sendTagged(fakeReply(ETAG, { 'if-match': '"other"' }).reply, ETAG, {})).rejects.toMatchObject({
+      status: 412,
+    });
+    await expect(sendTagged(fakeReply(undefined, { 'if-match': `W/${ETAG}` }).reply, ETAG, {})).rejects.toMatchObject({
+      status: 412,
+    });
+    await expect(sendTagged(fakeReply(undefined, { 'if-match': 'junk' }).reply, ETAG, {})).rejects.toMatchObject({
+      status: 400,
+    });
+    const holds = fakeReply(undefined, { 'if-match': `"a", ${ETAG}` });
+    await sendTagged(holds.reply, ETAG, { id: 1 });
+    expect(holds.sent.status).toBe(200);
   });
 });

@@ -2,11 +2,20 @@ import { applyDecorators, createParamDecorator, type ExecutionContext } from '@n
 import { ApiHeader, type ApiHeaderOptions, ApiResponse, DECORATORS } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import { ValidationFailedError } from '../problem/problem';
+import { DomainError, ValidationFailedError } from '../problem/problem';
 import { PRECONDITION_FAILED } from '../problem/problem-types';
 import { ApiProblems, type ProblemResponse } from '../swagger/api-problems.decorator';
+import { negotiatedCoding } from './accept-encoding';
 import { EntityTagged } from './compression';
-import { type ChangeConditions, type FailedCondition, ifNoneMatchHit, parseCondition } from './etag';
+import {
+  type ChangeConditions,
+  CONTENT_CODINGS,
+  etagForCoding,
+  type FailedCondition,
+  ifMatchFailure,
+  ifNoneMatchHit,
+  parseCondition,
+} from './etag';
 
 /**
  * Conditional requests (RFC 9110, section 13) in one declaration and one helper. A resource
@@ -123,8 +132,8 @@ const tagsSuccess =
   };
 
 /**
- * A read that answers a strong ETag and 304 to If-None-Match (see sendTagged). Goes above
- * the route's 200, which gets the ETag header.
+ * A read that answers a strong ETag, 304 to If-None-Match and 412 to an If-Match it fails (see
+ * sendTagged). Goes above the route's 200, which gets the ETag header.
  */
 export const ConditionalGet = (tags: EntityTags) =>
   applyDecorators(
@@ -137,11 +146,24 @@ export const ConditionalGet = (tags: EntityTags) =>
         'A malformed value is a 400.',
       schema: { type: 'string' },
     }),
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description:
+        `Optional. The ${tags.resource} is answered only if its current ETag is one of these (compared strongly), or ` +
+        'with `*` if it exists; else 412. A malformed value is a 400.',
+      schema: { type: 'string' },
+    }),
     tagsSuccess(tags),
     ApiResponse({
       status: 304,
       description: `Not modified: the ${tags.resource} still has the ETag sent in If-None-Match.`,
       headers: etagHeader(tags),
+    }),
+    ApiProblems({
+      types: [PRECONDITION_FAILED],
+      description: `Precondition failed: the ${tags.resource}'s current ETag is not one If-Match names (or only weak tags were named).`,
+      examples: [() => new ReadPreconditionFailedError('If-Match')],
     }),
   );
 
@@ -180,18 +202,45 @@ export const Conditions = createParamDecorator((_: unknown, context: ExecutionCo
   return { ifMatch: conditionHeader(request, 'If-Match'), ifNoneMatch: conditionHeader(request, 'If-None-Match') };
 });
 
+/** A read whose If-Match is false: 412, and no body. */
+export class ReadPreconditionFailedError extends DomainError {
+  constructor(failed: FailedCondition) {
+    super(PRECONDITION_FAILED, preconditionFailedDetail('The resource', failed));
+  }
+}
+
 /**
- * The 304 path of a read: when the request's If-None-Match matches `etag`, answers 304 with
- * the tag the client holds (so that its cache finds the response it stored) and returns true.
+ * The conditions of a read, in RFC 9110's order (section 13.2.2): an If-Match it fails is a 412
+ * (ReadPreconditionFailedError); then, when If-None-Match matches \`etag\`, answers 304 and
+ * returns true.
  */
 export async function notModified(reply: FastifyReply, etag: string): Promise<boolean> {
+  const ifMatch = conditionHeader(reply.request, 'If-Match');
+  const failed = ifMatch === undefined ? undefined : ifMatchFailure(ifMatch, etag);
+  if (failed) throw new ReadPreconditionFailedError(failed);
   const held = ifNoneMatchHit(conditionHeader(reply.request, 'If-None-Match'), etag);
   if (held === undefined) return false;
-  await reply.status(304).header('ETag', held).send();
+  await reply
+    .status(304)
+    .header('ETag', notModifiedTag(reply.request, etag, held))
+    .send();
   return true;
 }
 
-/** Answers a read of a tagged representation: 304 (see notModified), else 200 with its ETag. */
+/**
+ * The ETag of a 304: the one a 200 to this request would carry (RFC 9110, section 15.4.5),
+ * strong whatever form the client sent it in. That is the coded tag the client holds ("…-gzip")
+ * when this request would get the same coding (the same body compressed before, so it would
+ * again), else the representation's own.
+ */
+function notModifiedTag(request: FastifyRequest, etag: string, held: string): string {
+  const coding = CONTENT_CODINGS.find((name) => held.endsWith(`-${name}"`));
+  const header = request.headers['accept-encoding'];
+  const sent = typeof header === 'string' ? negotiatedCoding(header) : 'identity';
+  return coding !== undefined && coding === sent ? etagForCoding(etag, coding) : etag;
+}
+
+/** Answers a read of a tagged representation: 412 or 304 (see notModified), else 200 with its ETag. */
 export async function sendTagged(reply: FastifyReply, etag: string, body: unknown): Promise<void> {
   if (await notModified(reply, etag)) return;
   await reply.status(200).header('ETag', etag).send(body);

@@ -58,9 +58,9 @@ const opaqueOf = (etag: string): string => etag.replace(/^W\//, '').slice(1, -1)
 
 /**
  * If-None-Match (RFC 9110, section 13.1.2): `*`, or a list of tags compared weakly, in any
- * of the representation's encodings. Returns the tag a 304 should carry (the one the client
- * holds, so that its cache finds the response it stored), or undefined when the condition
- * lets the request through (a malformed value never matches).
+ * of the representation's encodings. Returns the listed tag that matched as the client sent it
+ * (the current tag for `*`), or undefined when the condition lets the request through (a
+ * malformed value never matches).
  */
 export function ifNoneMatchHit(header: string | undefined, etag: string): string | undefined {
   if (header === undefined) return undefined;
