@@ -192,6 +192,13 @@ const HIDDEN = [
   ['a word joiner', 'Ma\u2060rs'],
   ['a byte order mark', 'Ma\uFEFFrs'],
   ['a line separator', 'Mars\u2028X'],
+  ['a soft hyphen', 'Ma\u00ADrs'],
+  ['a combining grapheme joiner', 'Ma\u034Frs'],
+  ['a Hangul filler', 'Mars\u3164'],
+  ['a Mongolian vowel separator', 'Ma\u180Ers'],
+  ['an interlinear annotation anchor', 'Mars\uFFF9X'],
+  ['a musical invisible mark', 'Mars\u{1D173}'],
+  ['tag characters (hidden text)', 'Mars\u{E0001}\u{E0041}'],
 ] as const;
 
 describe('JSON bodies that are not UTF-8', () => {

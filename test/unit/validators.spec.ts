@@ -1,6 +1,13 @@
 import { validateSync } from 'class-validator';
 
-import { isDateTime, IsFullDate, isFullDate, trimEach } from '../../src/common/validation';
+import {
+  escapeInvisible,
+  isDateTime,
+  IsFullDate,
+  isFullDate,
+  isPlainText,
+  trimEach,
+} from '../../src/common/validation';
 
 describe('isDateTime', () => {
   it.each([
@@ -78,5 +85,18 @@ describe('trimEach', () => {
     expect(trimEach({ value: [' rocky ', '\tice', 7, null] })).toEqual(['rocky', 'ice', 7, null]);
     expect(trimEach({ value: ' rocky ' })).toBe(' rocky ');
     expect(trimEach({ value: { 0: ' a ' } })).toEqual({ 0: ' a ' });
+  });
+});
+
+describe('isPlainText and escapeInvisible', () => {
+  it('refuse what renders as nothing but keep the joiners and variation selectors that scripts and emoji need', () => {
+    for (const hidden of ['Ma\u00ADrs', 'Mars\u{E0041}', 'Mars\u3164', 'Ma\u180Ers', 'Mars\uFFF9', 'a\u202Eb', 'a\nb'])
+      expect({ hidden, plain: isPlainText(hidden) }).toEqual({ hidden, plain: false });
+    for (const shown of ['👩\u200D🚀', 'کره\u200Cی', '❤\uFE0F', '葛\u{E0100}', 'Zoë'])
+      expect({ shown, plain: isPlainText(shown) }).toEqual({ shown, plain: true });
+  });
+
+  it('escape each refused character whole, a character beyond U+FFFF as its two UTF-16 escapes', () => {
+    expect(escapeInvisible('a\u00ADb\u{E0041}c\n')).toBe('a\\u00ADb\\uDB40\\uDC41c\\u000A');
   });
 });

@@ -4,16 +4,19 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
 
 /**
  * Characters that change how text is shown without being seen: controls (CR/LF and tab
- * included, which would forge lines in logs and lists), bidirectional overrides, isolates
- * and marks (which reorder what follows), zero-width spaces, the word joiner and invisible
- * operators, the byte order mark, and the line and paragraph separators.
+ * included, which would forge lines in logs and lists), the line and paragraph separators,
+ * the interlinear annotation marks, and every default-ignorable code point (Unicode's own list
+ * of what renders as nothing: bidirectional marks, overrides and isolates, which reorder what
+ * follows; zero-width spaces, the soft hyphen, the word joiner, Hangul fillers, the tag
+ * characters that can carry hidden text, the byte order mark).
  *
- * Zero-width non-joiner and joiner (U+200C, U+200D) stay allowed: Persian, Hindi and other
- * scripts need them inside words, and emoji sequences are built with them.
+ * Kept from that list: the zero-width non-joiner and joiner (U+200C, U+200D), which Persian,
+ * Hindi and other scripts need inside words and emoji sequences are built with, and the
+ * variation selectors, which pick an emoji's or an ideograph's form.
  */
-const INVISIBLE_CLASS = String.raw`\p{Cc}\u061C\u200B\u200E\u200F\u2028-\u202E\u2060-\u2064\u2066-\u2069\uFEFF`;
-const VISIBLE_ONLY = new RegExp(`^[^${INVISIBLE_CLASS}]*$`, 'u');
-const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'gu');
+const INVISIBLE_CLASS = String.raw`\p{Cc}\p{Zl}\p{Zp}\uFFF9-\uFFFB[\p{Default_Ignorable_Code_Point}--[\u200C\u200D\uFE00-\uFE0F\u{E0100}-\u{E01EF}]]`;
+const VISIBLE_ONLY = new RegExp(`^[^${INVISIBLE_CLASS}]*$`, 'v');
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'gv');
 
 /** Whether `text` is one line of text whose characters are all shown as they are (the rule below). */
 export const isPlainText = (text: string): boolean => VISIBLE_ONLY.test(text);
@@ -24,7 +27,13 @@ export const isPlainText = (text: string): boolean => VISIBLE_ONLY.test(text);
  * terminal. Inside a JSON document the escape is JSON's own: the value read back is the same.
  */
 export const escapeInvisible = (text: string): string =>
-  text.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+  text.replace(INVISIBLE, (char) =>
+    // Each UTF-16 unit: a tag character (U+E0041) is the pair \uDB40\uDC41, as JSON writes it.
+    Array.from(
+      { length: char.length },
+      (_, i) => `\\u${char.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`,
+    ).join(''),
+  );
 
 /** The rule, as the API documentation states it. */
 export const PLAIN_TEXT_RULE =
