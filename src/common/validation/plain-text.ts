@@ -15,7 +15,10 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
  * variation selectors, which pick an emoji's or an ideograph's form.
  */
 const INVISIBLE_CLASS = String.raw`\p{Cc}\p{Zl}\p{Zp}\uFFF9-\uFFFB[\p{Default_Ignorable_Code_Point}--[\u200C\u200D\uFE00-\uFE0F\u{E0100}-\u{E01EF}]]`;
+// The joiners and selectors in the class are subtracted from it, not matched as a sequence.
+// eslint-disable-next-line no-misleading-character-class
 const VISIBLE_ONLY = new RegExp(`^[^${INVISIBLE_CLASS}]*$`, 'v');
+// eslint-disable-next-line no-misleading-character-class
 const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'gv');
 
 /** Whether `text` is one line of text whose characters are all shown as they are (the rule below). */
