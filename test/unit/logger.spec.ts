@@ -2,7 +2,12 @@ import { Writable } from 'node:stream';
 
 import { QueryFailedError } from 'typeorm';
 
-import { createRootLogger, errorWithoutValues, OneLinePerRequest } from '../../src/common/logging/logger';
+import {
+  createRootLogger,
+  errorWithoutValues,
+  OneLinePerRequest,
+  PinoNestLogger,
+} from '../../src/common/logging/logger';
 
 function capture() {
   const lines: string[] = [];
@@ -34,6 +39,25 @@ describe('createRootLogger', () => {
     expect(() => JSON.parse(lines[0])).toThrow();
     expect(text).toMatch(/INFO.*request completed/);
     expect(text).toMatch(/requestId: "r1"/);
+  });
+});
+
+describe('PinoNestLogger', () => {
+  it("keeps Nest's report of the error that failed a start, with its stack, for LOG_LEVEL=debug: the caller says it in one line", () => {
+    for (const level of ['info', 'debug'] as const) {
+      const { lines, destination } = capture();
+      const nest = new PinoNestLogger(createRootLogger({ level, format: 'json', destination }));
+      nest.error(new Error('database "x" does not exist'), undefined, 'ExceptionHandler');
+      nest.error('a provider failed', 'Error: stack', 'InstanceLoader');
+      const parsed = lines.map(
+        (line) => JSON.parse(line) as { level: number; context: string; err?: { stack: string } },
+      );
+      expect(parsed.map(({ level: l, context }) => ({ level: l, context }))).toEqual([
+        ...(level === 'debug' ? [{ level: 20, context: 'ExceptionHandler' }] : []),
+        { level: 50, context: 'InstanceLoader' },
+      ]);
+      if (level === 'debug') expect(parsed[0].err?.stack).toMatch(/does not exist/);
+    }
   });
 });
 

@@ -200,9 +200,12 @@ export class PinoNestLogger implements LoggerService {
     this.write('fatal', message, rest);
   }
 
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[]) {
+  private write(asked: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[]) {
     // Nest passes the context last, and for errors a stack before it.
     const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
+    // Nest's report of the error that failed a start, which the caller (main, the CLI) reports
+    // itself in one line: its stack is for LOG_LEVEL=debug, not for an operator's terminal.
+    const level = context === 'ExceptionHandler' ? 'debug' : asked;
     const stack = level === 'error' && typeof rest[0] === 'string' && rest.length > 1 ? rest[0] : undefined;
     if (message instanceof Error) {
       this.logger[level]({ context, err: message }, message.message);
