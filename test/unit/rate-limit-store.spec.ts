@@ -94,6 +94,32 @@ describe.each<[string, string | undefined]>([
   });
 });
 
+describe('redis rate-limit store on a database Redis does not have', () => {
+  it('counts on its own for good, says so as an error, and never writes to database 0', async () => {
+    const prefix = `test:${randomBytes(6).toString('hex')}:`;
+    const errors: string[] = [];
+    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const store = new RateLimitStore(redisConfig(`${REDIS_URL}/9999`, prefix, 300));
+    try {
+      await store.onModuleInit();
+      const limiter = store.limiter({ name: 'db', limit: 3, windowSeconds: 60 });
+      expect((await limiter.consume('k')).consumedPoints).toBe(1);
+      await sleep(300);
+      expect(store.counting).toBe('redis-away');
+      expect(errors).toEqual([
+        expect.stringMatching(/^REDIS_URL names a database this Redis does not have \(.*DB index.*\): /),
+      ]);
+      const redis = new Redis(REDIS_URL);
+      expect(await redis.keys(`${prefix}*`)).toEqual([]);
+      await redis.quit();
+    } finally {
+      store.onApplicationShutdown();
+      jest.restoreAllMocks();
+    }
+  });
+});
+
 describe('redis rate-limit store while Redis is away', () => {
   const COMMAND_TIMEOUT_MS = 200;
   let proxy: FaultProxy;

@@ -91,7 +91,12 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
     });
     // Said once an outage (an error on a ready connection is followed by its close); without
     // a listener ioredis would print each error itself.
-    this.redis.on('error', (err: Error) => this.redis!.status !== 'ready' && this.fallBack(err.message));
+    this.redis.on('error', (err: Error) => {
+      // ioredis goes on in database 0 when the SELECT of REDIS_URL's database fails: never share it.
+      if (/DB index/i.test(err.message))
+        this.giveUp(`REDIS_URL names a database this Redis does not have (${err.message})`);
+      else if (this.redis!.status !== 'ready') this.fallBack(err.message);
+    });
     this.redis.on('close', () => this.fallBack('the connection closed'));
     this.redis.on('ready', () => {
       if (this.away)
@@ -131,7 +136,7 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
 
   /** Gives Redis up to the command timeout to answer before the first request; then starts without it. */
   async onModuleInit(): Promise<void> {
-    if (this.counting !== 'redis-away') return;
+    if (this.counting !== 'redis-away' || this.closing) return;
     // `once` rejects on an error event: Redis refused, no need to wait longer.
     const ms = this.config.REDIS_COMMAND_TIMEOUT_MS;
     await Promise.race([once(this.redis!, 'ready'), delay(ms)]).catch(() => undefined);
@@ -150,6 +155,15 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
     if (this.counting !== 'redis' || this.closing) return;
     this.fallBack(`no answer within ${this.config.REDIS_COMMAND_TIMEOUT_MS} ms, or an error`);
     this.redis!.disconnect(true);
+  }
+
+  /** A Redis that cannot be used as configured: counted here for good, said as an error. */
+  private giveUp(reason: string): void {
+    if (this.closing) return;
+    this.away = true;
+    this.closing = true;
+    this.redis!.disconnect(false);
+    this.logger.error(`${reason}: each instance counts the rate limits on its own; fix REDIS_URL and restart`);
   }
 
   private fallBack(reason: string): void {
