@@ -180,8 +180,8 @@ export class RegionKeysController {
    * both keys work, so the new key can be deployed without downtime. A key rolling itself keeps working for at least
    * 60 seconds (less is a 400), so that a retry of the roll, with the same Idempotency-Key, is still answered; to stop
    * it sooner, DELETE it with the new key. The new key keeps the old key's description, `permissions` and
-   * `allowedCidrs` unless others are given (null: any address), so a roll never widens a key; it never holds more
-   * than the key making the request (else 403 `insufficient-permission`). The region's key limit counts the new key.
+   * `allowedCidrs` unless others are given (null: any address), so a roll that names none never widens a key; it
+   * never holds more than the key making the request (else 403 `insufficient-permission`). The region's key limit counts the new key.
    * Rolling the region's last permanent key holding `region:read` and `keys:write` into a key without one of them, or
    * into one that expires, is refused (`last-api-key`). The new key keeps the old key's `expiresAt` unless another is
    * given.

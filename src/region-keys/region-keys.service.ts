@@ -183,7 +183,7 @@ export class RegionKeysService {
   /**
    * Replaces a key: creates a new one and schedules the old one to stop after
    * `revokeOldAfterSeconds` (0: at once). The old key's description, permissions, allowlist
-   * and expiry are kept unless others are given, so a roll never widens a key; the
+   * and expiry are kept unless others are given, so a roll that names none never widens a key; the
    * permissions are never more than the caller holds, asked for or kept. Rolling the region's
    * last permanent manager into a key that cannot manage (without region:read or keys:write,
    * or with an allowlist no address passes) or that expires is refused: once the old key

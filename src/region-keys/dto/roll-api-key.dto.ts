@@ -12,7 +12,7 @@ export const MAX_REVOKE_OLD_AFTER_SECONDS = 604_800;
 
 /**
  * As for a new key, validated alike, but what is left out is the old key's: a roll replaces
- * a key, so it never widens one (only the documented defaults differ here). A redeclared
+ * a key, so left out it never widens one (only the documented defaults differ here). A redeclared
  * field states its schema in a decorator: the plugin's reading of it would give way to what
  * the parent class declares.
  */
@@ -38,7 +38,7 @@ export class RollApiKeyDto extends CreateApiKeyDto {
   @ApiPropertyOptional({
     type: 'string',
     description:
-      "When the new key stops working by itself. Absent: the old key's expiry (a roll never widens a key); null: " +
+      "When the new key stops working by itself. Absent: the old key's expiry (left out, a roll never widens a key); null: " +
       "never. Rolling the region's last permanent key holding `region:read` and `keys:write` into a key that expires is refused " +
       '(`last-api-key`).',
   })
