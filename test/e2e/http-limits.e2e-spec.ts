@@ -208,6 +208,19 @@ describe('a request with two Host lines', () => {
   });
 });
 
+describe('a request with two Authorization lines', () => {
+  it.each([
+    ['Basic first', 'Authorization: Basic YTpi\r\nAuthorization: Bearer junk'],
+    ['Bearer first', 'Authorization: Bearer junk\r\nauthorization: Basic YTpi'],
+  ])('is a 400 problem naming the header, %s: which one authenticates is not left to their order', async (_, lines) => {
+    const answer = await exchange(`GET /me HTTP/1.1\r\nHost: localhost\r\n${lines}\r\nConnection: close\r\n\r\n`);
+    expectRawProblem(answer, 400);
+    expect(JSON.parse(answer.body).errors).toEqual([
+      { field: 'Authorization', message: 'A request may carry one Authorization header' },
+    ]);
+  });
+});
+
 describe('a request the HTTP parser refuses', () => {
   it('gets a 431 with an instance, as every other problem has', async () => {
     const answer = await exchange(`GET /planets HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`);

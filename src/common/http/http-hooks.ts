@@ -58,7 +58,7 @@ export const sendEnvironmentHeaders =
  */
 export const standardHeadersAndHost: onRequestHookHandler = (request, reply, done) => {
   applyStandardHeaders(request, reply);
-  done(hostHeaderError(request));
+  done(hostHeaderError(request) ?? repeatedAuthorizationError(request));
 };
 
 /**
@@ -83,7 +83,7 @@ export const closeConnectionsWhen =
  */
 function hostHeaderError(request: FastifyRequest): ValidationFailedError | undefined {
   // Node keeps the first of several Host lines and drops the rest; RFC 9112 answers 400.
-  if (hostLines(request.raw.rawHeaders) > 1) {
+  if (linesOf(request.raw.rawHeaders, 'host') > 1) {
     return new ValidationFailedError(
       [{ field: 'Host', message: 'A request must have exactly one Host header' }],
       'The request has more than one Host header.',
@@ -105,9 +105,23 @@ function hostHeaderError(request: FastifyRequest): ValidationFailedError | undef
   return undefined;
 }
 
-function hostLines(rawHeaders: string[]): number {
+/**
+ * Authorization holds one credential (RFC 9110, section 11.6.2). Node keeps the first of several
+ * lines and drops the rest, so which one authenticates would depend on their order: refused.
+ */
+function repeatedAuthorizationError(request: FastifyRequest): ValidationFailedError | undefined {
+  if (request.headers.authorization === undefined || linesOf(request.raw.rawHeaders, 'authorization') < 2)
+    return undefined;
+  return new ValidationFailedError(
+    [{ field: 'Authorization', message: 'A request may carry one Authorization header' }],
+    'The request has more than one Authorization header.',
+  );
+}
+
+/** How many lines of the header `name` (lower case) the request has. */
+function linesOf(rawHeaders: string[], name: string): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2)
-    if (rawHeaders[i].length === 4 && rawHeaders[i].toLowerCase() === 'host') count++;
+    if (rawHeaders[i].length === name.length && rawHeaders[i].toLowerCase() === name) count++;
   return count;
 }
