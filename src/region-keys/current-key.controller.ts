@@ -2,7 +2,9 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
-import { ConditionalGet, sendTagged } from '../common/http';
+import { ConditionalGet, MalformedConditionError, sendTagged } from '../common/http';
+import { VALIDATION } from '../common/problem';
+import { ApiProblems } from '../common/swagger';
 import { ApiKeyDto } from './dto/api-key.dto';
 import { KEY_TAGS, keyEtag } from './key-etag';
 import { CurrentRegion, RegionKeyAuth } from './region-key-auth.decorator';
@@ -24,6 +26,11 @@ export class CurrentKeyController {
   @RegionKeyAuth('any')
   @ConditionalGet(KEY_TAGS)
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key making the request.' })
+  @ApiProblems({
+    types: [VALIDATION],
+    description: 'A malformed If-None-Match or If-Match.',
+    examples: [() => new MalformedConditionError('If-None-Match')],
+  })
   async getCurrentApiKey(@CurrentRegion() caller: RegionPrincipal, @Res() reply: FastifyReply): Promise<void> {
     const key = this.regionKeys.findKey(caller, caller.apiKeyId);
     await sendTagged(reply, keyEtag(key), ApiKeyDto.from(key));

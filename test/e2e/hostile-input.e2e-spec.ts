@@ -813,6 +813,20 @@ describe('found by the properties', () => {
   });
 
   it.each([
+    ['DELETE', '/auth/region/api-keys/current', 'GET, HEAD'],
+    ['PATCH', '/auth/region/api-keys/current', 'GET, HEAD'],
+    ['POST', '/auth/region/api-keys/current', 'GET, HEAD'],
+    ['GET', '/auth/region/api-keys/leaked', 'POST'],
+    ['DELETE', '/auth/region/api-keys/leaked', 'POST'],
+  ])(
+    'answers %s %s, a literal path beside an item route, as a 405 listing its own methods, not as an item',
+    async (method, url, allow) => {
+      const res = await send({ method, url, headers: { 'x-api-key': regionKey } });
+      expect({ status: res.statusCode, allow: res.headers.allow }).toEqual({ status: 405, allow });
+    },
+  );
+
+  it.each([
     ['not JSON', 'text/plain', 'x', 415],
     ['over the limit', 'application/json', JSON.stringify({ x: 'x'.repeat(70_000) }), 413],
   ])('documents the answer to a DELETE that carries a body %s', async (_, type, payload, status) => {

@@ -128,6 +128,9 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
   provoke('PATCH /auth/region/api-keys/{id} 412 precondition-failed', () =>
     json('PATCH', `/auth/region/api-keys/${region.keyId}`, {}, { ...withKey(), 'if-match': '"stale"' }),
   );
+  provoke('GET /auth/region/api-keys/current 400 validation', () =>
+    send({ method: 'GET', url: '/auth/region/api-keys/current', headers: { ...withKey(), 'if-none-match': 'junk' } }),
+  );
   for (const [method, template] of [
     ['GET', '/auth/region/api-keys/{id}'],
     ['DELETE', '/auth/region/api-keys/{id}'],

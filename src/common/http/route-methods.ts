@@ -17,6 +17,8 @@ const ORDER = new Map<string, number>(LISTED.map((method, i) => [method, i]));
 export class RouteMethods {
   private router = FindMyWay<FindMyWay.HTTPVersion.V1>();
   private readonly methods = new Set<HTTPMethod>();
+  /** The methods of each route without parameters, by its path (`/auth/region/api-keys/current`). */
+  private readonly literal = new Map<string, HTTPMethod[]>();
 
   /**
    * The onRoute hook that copies each route `fastify` declares, registered (edge.ts) before
@@ -42,8 +44,24 @@ export class RouteMethods {
     return LISTED.filter((method) => this.methods.has(method));
   }
 
-  /** The methods routes exist for at `path` (its query string ignored), in a stable order; empty when none. */
+  /**
+   * The methods of the route without parameters at `path`, for a request there that reached a
+   * route with a parameter instead (`DELETE /api-keys/current` finding
+   * `DELETE /api-keys/:id`): that path names the literal route's resource, so the request is a
+   * 405 with these, not a request for an item called `current`. Undefined otherwise.
+   */
+  shadowedAt(path: string): string[] | undefined {
+    const literal = this.literal.get(path);
+    return literal && LISTED.filter((method) => literal.includes(method));
+  }
+
+  /**
+   * The methods routes exist for at `path` (its query string ignored), in a stable order; empty
+   * when none. A path a route without parameters has is that route's only.
+   */
   allowedAt(path: string): string[] {
+    const literal = this.literal.get(path);
+    if (literal) return LISTED.filter((method) => literal.includes(method));
     const allowed: string[] = [];
     for (const method of LISTED) {
       if (!this.methods.has(method)) continue;
@@ -67,6 +85,7 @@ export class RouteMethods {
       if (!ORDER.has(upper) || this.router.hasRoute(upper, route.url)) continue;
       this.router.on(upper, route.url, () => undefined);
       this.methods.add(upper);
+      if (!/[:*]/.test(route.url)) this.literal.set(route.url, [...(this.literal.get(route.url) ?? []), upper]);
     }
   }
 }

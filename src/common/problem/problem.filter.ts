@@ -82,6 +82,13 @@ export class ProblemFilter implements ExceptionFilter {
   readonly answerUnknownRoute: preHandlerHookHandler = (request, reply, done) => {
     // The router lets a last parameter match nothing (`/api-keys/`): that names no resource either
     // (a wildcard's `*` may: `/docs/` is the page).
+    // A method the literal route at this path lacks, found by a route with a parameter instead.
+    const path = request.routeOptions.url?.includes(':') ? pathOf(request.url) : undefined;
+    const shadowed = path === undefined ? undefined : this.routeMethods.shadowedAt(path);
+    if (shadowed) {
+      const { problem, headers } = this.answer(new MethodNotAllowedError(request.method, path!, shadowed));
+      return sendProblem(request, reply, problem, headers);
+    }
     if (!request.is404 && !hasEmptyParameter(request.params)) return done();
     const { problem, headers } = this.unknownRoute(request, this.notFound(request));
     sendProblem(request, reply, problem, headers);
