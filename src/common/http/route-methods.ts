@@ -19,6 +19,8 @@ export class RouteMethods {
   private readonly methods = new Set<HTTPMethod>();
   /** The methods of each route without parameters, by its path (`/auth/region/api-keys/current`). */
   private readonly literal = new Map<string, HTTPMethod[]>();
+  /** Whether a route with parameters matches some literal path, by its URL. */
+  private readonly shadowing = new Map<string, boolean>();
 
   /**
    * The onRoute hook that copies each route `fastify` declares, registered (edge.ts) before
@@ -50,8 +52,15 @@ export class RouteMethods {
    * `DELETE /api-keys/:id`): that path names the literal route's resource, so the request is a
    * 405 with these, not a request for an item called `current`. Undefined otherwise.
    */
-  shadowedAt(path: string): string[] | undefined {
-    const literal = this.literal.get(path);
+  shadowedAt(routeUrl: string, path: () => string): string[] | undefined {
+    let shadows = this.shadowing.get(routeUrl);
+    if (shadows === undefined) {
+      // Settled once a route: whether any literal path is one its pattern matches.
+      const pattern = new RegExp(`^${routeUrl.replace(/:[^/]+/g, '[^/]+')}$`);
+      shadows = [...this.literal.keys()].some((literal) => pattern.test(literal));
+      this.shadowing.set(routeUrl, shadows);
+    }
+    const literal = shadows ? this.literal.get(path()) : undefined;
     return literal && LISTED.filter((method) => literal.includes(method));
   }
 

@@ -83,10 +83,11 @@ export class ProblemFilter implements ExceptionFilter {
     // The router lets a last parameter match nothing (`/api-keys/`): that names no resource either
     // (a wildcard's `*` may: `/docs/` is the page).
     // A method the literal route at this path lacks, found by a route with a parameter instead.
-    const path = request.routeOptions.url?.includes(':') ? pathOf(request.url) : undefined;
-    const shadowed = path === undefined ? undefined : this.routeMethods.shadowedAt(path);
+    const routeUrl = request.routeOptions.url;
+    const shadowed = routeUrl?.includes(':') && this.routeMethods.shadowedAt(routeUrl, () => pathOf(request.url));
     if (shadowed) {
-      const { problem, headers } = this.answer(new MethodNotAllowedError(request.method, path!, shadowed));
+      const error = new MethodNotAllowedError(request.method, pathOf(request.url), shadowed);
+      const { problem, headers } = this.answer(error);
       return sendProblem(request, reply, problem, headers);
     }
     if (!request.is404 && !hasEmptyParameter(request.params)) return done();
