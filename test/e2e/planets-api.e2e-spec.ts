@@ -515,7 +515,7 @@ describe('OpenAPI document', () => {
     const operations = [
       ['/planets', 'get', 'getAllData', 'Planets', [], ['200', '400', '503']],
       ['/planets', 'post', 'createPlanet', 'Planets', user, ['201', '400', '413', '415', '503', ...auth, ...retried]],
-      ['/planets/{planetId}', 'get', 'getPlanet', 'Planets', [], ['200', '304', '400', '404', '503']],
+      ['/planets/{planetId}', 'get', 'getPlanet', 'Planets', [], ['200', '304', '400', '404', '412', '503']],
       [
         '/planets/{planetId}',
         'put',
@@ -540,7 +540,7 @@ describe('OpenAPI document', () => {
         user,
         ['200', '400', '403', '404', '408', '413', '415', '503', ...auth, ...retried],
       ],
-      ['/planets/{planetId}/image', 'get', 'getPlanetImage', 'Planets', [], ['200', '304', '400', '404', '503']],
+      ['/planets/{planetId}/image', 'get', 'getPlanetImage', 'Planets', [], ['200', '304', '400', '404', '412', '503']],
       [
         '/celestial-bodies',
         'post',

@@ -273,7 +273,7 @@ describe('OpenAPI document', () => {
       [doc.paths['/auth/region/api-keys'].post, ['201', '400', '401', '403', '409', '413', '415', '422', '429', '503']],
       [
         doc.paths['/auth/region/api-keys/{id}'].delete,
-        ['204', '400', '401', '403', '404', '409', '413', '415', '429', '503'],
+        ['204', '400', '401', '403', '404', '409', '412', '413', '415', '429', '503'],
       ],
     ] as const;
     for (const [operation, statuses] of operations) {
