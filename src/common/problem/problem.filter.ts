@@ -80,20 +80,21 @@ export class ProblemFilter implements ExceptionFilter {
    * content type and size) has run, and a failure there still reaches catch() below.
    */
   readonly answerUnknownRoute: preHandlerHookHandler = (request, reply, done) => {
+    const shadowed = this.shadowedRoute(request);
+    if (shadowed) return sendProblem(request, reply, shadowed.problem, shadowed.headers);
     // The router lets a last parameter match nothing (`/api-keys/`): that names no resource either
     // (a wildcard's `*` may: `/docs/` is the page).
-    // A method the literal route at this path lacks, found by a route with a parameter instead.
-    const routeUrl = request.routeOptions.url;
-    const shadowed = routeUrl?.includes(':') && this.routeMethods.shadowedAt(routeUrl, () => pathOf(request.url));
-    if (shadowed) {
-      const error = new MethodNotAllowedError(request.method, pathOf(request.url), shadowed);
-      const { problem, headers } = this.answer(error);
-      return sendProblem(request, reply, problem, headers);
-    }
     if (!request.is404 && !hasEmptyParameter(request.params)) return done();
     const { problem, headers } = this.unknownRoute(request, this.notFound(request));
     sendProblem(request, reply, problem, headers);
   };
+
+  /** The 405 of a method the literal route at this path lacks, found by a route with a parameter instead. */
+  private shadowedRoute(request: FastifyRequest): Answer | undefined {
+    const routeUrl = request.routeOptions.url;
+    const shadowed = routeUrl?.includes(':') && this.routeMethods.shadowedAt(routeUrl, () => pathOf(request.url));
+    return shadowed ? this.answer(new MethodNotAllowedError(request.method, pathOf(request.url), shadowed)) : undefined;
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -155,11 +156,12 @@ export class ProblemFilter implements ExceptionFilter {
    * Fastify parses the body of a request, and runs the hooks, before it finds that no route
    * matches: whatever client error that finds (a body that is not JSON, too large, a
    * multipart form), an unknown route is a 404, and a known path asked with a method it
-   * does not have a 405 that lists those it has.
+   * does not have a 405 that lists those it has (a literal path too, found by an item route).
    */
   private unknownRoute(request: FastifyRequest, answer: Answer): Answer {
     const { status } = answer.problem;
-    if (!request.is404 || status >= 500) return answer;
+    if (status >= 500) return answer;
+    if (!request.is404) return this.shadowedRoute(request) ?? answer;
     const path = pathOf(request.url);
     const allowed = this.routeMethods.allowedAt(path);
     if (allowed.length > 0) {
