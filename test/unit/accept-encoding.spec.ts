@@ -16,6 +16,9 @@ describe('negotiatedCoding (Accept-Encoding, RFC 9110 section 12.5.3)', () => {
     ['identity;q=0, *;q=0', 'identity'],
     ['gzip;q=1, gzip;q=0', 'identity'],
     ['gzip;q=0.0001', 'identity'],
+    // A weight is `q=` and a qvalue with nothing between; space around `;` is allowed.
+    ['gzip;q=\t1', 'identity'],
+    ['br; q=0.4, gzip; q=0.5', 'gzip'],
     ['gzip;q=1.5', 'identity'],
     ['gzip;q=', 'identity'],
     ['GZIP;Q=0.3, Br;q=0.2', 'gzip'],

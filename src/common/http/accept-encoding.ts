@@ -16,8 +16,9 @@ function weights(header: string): Map<string, number> {
     const [name, ...params] = member.split(';').map((part) => part.trim());
     if (name === '') continue;
     const coding = name.toLowerCase() === 'x-gzip' ? 'gzip' : name.toLowerCase();
-    const q = params.find((param) => /^q\s*=/i.test(param));
-    const value = q === undefined ? '1' : q.slice(q.indexOf('=') + 1).trim();
+    // RFC 9110's weight is `q=` and a qvalue, nothing between: `q = 1` or `q=\t1` is not one.
+    const q = params.find((param) => /^q=/i.test(param));
+    const value = q === undefined ? '1' : q.slice(2);
     const w = QVALUE.test(value) ? Number(value) : 0;
     weight.set(coding, Math.min(w, weight.get(coding) ?? 1));
   }
