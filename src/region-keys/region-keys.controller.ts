@@ -154,8 +154,7 @@ export class RegionKeysController {
   /**
    * Delete (revoke) an API key
    * @remarks Revokes a key of your region at once; a key may delete itself. Deleting the region's last permanent key
-   * holding both permissions is refused (`last-api-key`). With If-Match, only while the key still has that ETag (else
-   * 412).
+   * holding both permissions is refused (`last-api-key`).
    */
   @Delete('region/api-keys/:id')
   @RegionKeyAuth('keys:write')
@@ -179,12 +178,11 @@ export class RegionKeysController {
    * schedules the old key to stop after `revokeOldAfterSeconds` (a day by default; 0 revokes it at once). Until then
    * both keys work, so the new key can be deployed without downtime. A key rolling itself keeps working for at least
    * 60 seconds (less is a 400), so that a retry of the roll, with the same Idempotency-Key, is still answered; to stop
-   * it sooner, DELETE it with the new key. The new key keeps the old key's description, `permissions` and
-   * `allowedCidrs` unless others are given (null: any address), so a roll that names none never widens a key; it
-   * never holds more than the key making the request (else 403 `insufficient-permission`). The region's key limit counts the new key.
-   * Rolling the region's last permanent key holding `region:read` and `keys:write` into a key without one of them, or
-   * into one that expires, is refused (`last-api-key`). The new key keeps the old key's `expiresAt` unless another is
-   * given.
+   * it sooner, DELETE it with the new key. The new key keeps the old key's description, `permissions`, `allowedCidrs`
+   * and `expiresAt` unless others are given (null: any address, never), so a roll that names none never widens a key;
+   * it never holds more than the key making the request (else 403 `insufficient-permission`). The region's key limit
+   * counts the new key. Rolling the region's last permanent key holding `region:read` and `keys:write` into a key
+   * without one of them, or into one that expires, is refused (`last-api-key`).
    */
   @Post('region/api-keys/:id/roll')
   @RegionKeyAuth('keys:write', { grants: true })
@@ -213,8 +211,7 @@ export class RegionKeysController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: RollApiKeyDto = {},
   ): Promise<RolledApiKeyDto> {
-    const revokeOldAfterSeconds = body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS;
-    const options = { ...body, revokeOldAfterSeconds };
+    const options = { ...body, revokeOldAfterSeconds: body.revokeOldAfterSeconds ?? DEFAULT_REVOKE_OLD_AFTER_SECONDS };
     const rolled = await this.regionKeys.rollKey(caller.regionId, id, options, origin, caller);
     const created = RolledApiKeyDto.fromRolled(rolled);
     reply.header('Location', absoluteUrl(reply.request, this.config.ownBaseUrl, apiKeyPath(created.id)));

@@ -108,7 +108,9 @@ describe('redis rate-limit store on a database Redis does not have', () => {
       await sleep(300);
       expect(store.counting).toBe('redis-away');
       expect(errors).toEqual([
-        expect.stringMatching(/^REDIS_URL names a database this Redis does not have \(.*DB index.*\): /),
+        expect.stringMatching(
+          /^REDIS_URL's database is not on this Redis \(.*DB index.*\): counting here until a restart$/,
+        ),
       ]);
       const redis = new Redis(REDIS_URL);
       expect(await redis.keys(`${prefix}*`)).toEqual([]);

@@ -92,9 +92,7 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
     // Said once an outage (an error on a ready connection is followed by its close); without
     // a listener ioredis would print each error itself.
     this.redis.on('error', (err: Error) => {
-      // ioredis goes on in database 0 when the SELECT of REDIS_URL's database fails: never share it.
-      if (/DB index/i.test(err.message))
-        this.giveUp(`REDIS_URL names a database this Redis does not have (${err.message})`);
+      if (/DB index/i.test(err.message)) this.giveUp(err.message);
       else if (this.redis!.status !== 'ready') this.fallBack(err.message);
     });
     this.redis.on('close', () => this.fallBack('the connection closed'));
@@ -157,13 +155,11 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
     this.redis!.disconnect(true);
   }
 
-  /** A Redis that cannot be used as configured: counted here for good, said as an error. */
+  // REDIS_URL's database is not on this Redis, where ioredis would go on in database 0: never share it.
   private giveUp(reason: string): void {
-    if (this.closing) return;
-    this.away = true;
-    this.closing = true;
+    [this.away, this.closing] = [true, true];
     this.redis!.disconnect(false);
-    this.logger.error(`${reason}: each instance counts the rate limits on its own; fix REDIS_URL and restart`);
+    this.logger.error(`REDIS_URL's database is not on this Redis (${reason}): counting here until a restart`);
   }
 
   private fallBack(reason: string): void {
