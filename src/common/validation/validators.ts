@@ -95,36 +95,30 @@ function isRealDay(year: number, month: number, day: number): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-export function IsDateTime(options?: ValidationOptions) {
-  return (object: object, propertyName: string) =>
+/** A decorator that refuses a value `check` does not accept, saying what it must be. */
+const refusedUnless =
+  (name: string, check: (value: unknown) => boolean, mustBe: string) =>
+  (options?: ValidationOptions) =>
+  (object: object, propertyName: string) =>
     registerDecorator({
-      name: 'isDateTime',
+      name,
       target: object.constructor,
       propertyName,
       options,
       validator: {
-        validate: isDateTime,
-        defaultMessage: (args: ValidationArguments) =>
-          `${args.property} must be an RFC 3339 date-time with an offset, e.g. 1610-01-07T00:00:00Z`,
+        validate: check,
+        defaultMessage: (args: ValidationArguments) => `${args.property} must be ${mustBe}`,
       },
     });
-}
+
+export const IsDateTime = refusedUnless(
+  'isDateTime',
+  isDateTime,
+  'an RFC 3339 date-time with an offset, e.g. 1610-01-07T00:00:00Z',
+);
 
 /** A calendar day as `YYYY-MM-DD` (a field documented with ApiDate), e.g. a date-only query filter. */
-export function IsFullDate(options?: ValidationOptions) {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isFullDate',
-      target: object.constructor,
-      propertyName,
-      options,
-      validator: {
-        validate: isFullDate,
-        defaultMessage: (args: ValidationArguments) =>
-          `${args.property} must be a calendar day as YYYY-MM-DD, e.g. 2026-11-22`,
-      },
-    });
-}
+export const IsFullDate = refusedUnless('isFullDate', isFullDate, 'a calendar day as YYYY-MM-DD, e.g. 2026-11-22');
 
 /**
  * `exclusiveMinimum` as OpenAPI 3.1 (JSON Schema 2020-12) has it: a number. The options
