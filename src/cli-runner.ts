@@ -98,12 +98,17 @@ async function main(argv: string[], env: NodeJS.ProcessEnv, output: CliOutput): 
     values: { json, help, ...given },
   } = parseArguments(argv);
   const name = positionals.join(' ');
-  if (help || name === '') {
+  if (help) {
     output.stdout.write(`${USAGE}\n`);
     return;
   }
+  if (name === '') throw new UsageError('No command given');
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) throw new UsageError(`Unknown command: ${name}`);
+  // parseArgs knows every command's options; one meant for another command is a mistake here.
+  const foreign = Object.keys(given).filter((option) => !Object.hasOwn(command.options ?? {}, option));
+  if (foreign.length > 0)
+    throw new UsageError(`\`${name}\` takes no ${foreign.map((option) => `--${option}`).join(', ')}`);
   // Arguments are checked before the database is opened: a typo answers at once.
   const execute = command.parse(given);
   const config = loadConfig(env, FEATURE_SETTINGS);

@@ -404,6 +404,18 @@ describe('operator CLI', () => {
     [['region', 'events', '--region', '00000000-0000-4000-8000-000000000000'], /No region with id/, 1],
     [['region', 'explode'], /Unknown command/, 2],
     [['region', 'create', '--nme', 'typo'], /Unknown option/, 2],
+    // An option another command takes: `region create --region <id>` would otherwise make a new region.
+    [
+      ['region', 'create', '--name', 'x', '--region', '00000000-0000-4000-8000-000000000000'],
+      /`region create` takes no --region/,
+      2,
+    ],
+    [
+      ['migration', 'show', '--name', 'x', '--permission', 'admin'],
+      /`migration show` takes no --name, --permission/,
+      2,
+    ],
+    [[], /No command given/, 2],
   ])('reports %j on stderr with a non-zero exit', async (args, message, code) => {
     // In this process: the refusals test above runs one as a process, for its exit code.
     const result = await runCliInProcess(args, dbEnv);
