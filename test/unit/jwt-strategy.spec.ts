@@ -51,7 +51,9 @@ describe('JwtStrategy (Bearer, fast-jwt)', () => {
     await expect(check(bearer(signJwt(claims(), SECRET)))).resolves.toEqual(ANN);
     // The scheme is case-insensitive, as before.
     await expect(check(`bearer ${issued}`)).resolves.toEqual(ANN);
-    expect(userFor).toHaveBeenCalledTimes(3);
+    // Any number of spaces after the scheme (RFC 9110: 1*SP), as for Basic.
+    await expect(check(`Bearer   ${issued}`)).resolves.toEqual(ANN);
+    expect(userFor).toHaveBeenCalledTimes(4);
     expect(userFor.mock.calls[0][0]).toMatchObject({ sub: '7', exp: expect.any(Number) });
   });
 
@@ -82,6 +84,7 @@ describe('JwtStrategy (Bearer, fast-jwt)', () => {
       ['another scheme', () => `Basic ${Buffer.from('ann@example.com:pw').toString('base64')}`],
       ['the token without the scheme', () => valid()],
       ['the token followed by junk', () => `${bearer(valid())} junk`],
+      ['a tab, not a space, after the scheme', () => `Bearer\t${valid()}`],
       ['the header given twice', () => [bearer(valid()), bearer(valid())]],
       ['an expired token', () => bearer(signJwt(claims({ iat: now() - 7200, exp: now() - 3600 }), SECRET))],
       ['a token that expired a second ago', () => bearer(signJwt(claims({ exp: now() - 1 }), SECRET))],

@@ -11,7 +11,8 @@ import { type TokenClaims, TokenService } from '../token.service';
 export const JWT_STRATEGY = 'jwt';
 
 // The whole header must be "Bearer <jwt>": a header with anything after the token is no token.
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+// One space or more after the scheme (RFC 9110's 1*SP), as Basic takes.
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 // An HS256 signature is 32 bytes: 43 base64url characters, the last of which carries 4 bits,
 // so its 2 low bits are zero. fast-jwt decodes the signature to bytes before comparing, and
 // base64 decoding ignores those 2 bits: without this check four spellings of one signature
