@@ -187,18 +187,25 @@ export class CelestialBodiesService {
     return createdBy(await this.repository.lockPlanet(tx, id), id, userId);
   }
 
-  /** Two queries for any number of planets: their satellites, and their creators (from the users feature). */
+  /**
+   * Two queries for any number of planets: their satellites, and their creators (from the users
+   * feature). Side by side on the pool; one after the other in a transaction, whose one
+   * connection takes one query at a time (pg queues a second and warns; pg 9 refuses it).
+   */
   private async withSatellitesAndCreators(planets: PlanetRecord[], tx?: Transaction): Promise<PlanetWithSatellites[]> {
-    const [satellites, creators] = await Promise.all([
+    const satellitesOf = () =>
       this.repository.findSatellitesOf(
         planets.map((p) => p.id),
         tx,
-      ),
+      );
+    const creatorsOf = () =>
       this.users.findProfiles(
         planets.map((p) => p.creatorId),
         tx,
-      ),
-    ]);
+      );
+    const [satellites, creators] = tx
+      ? [await satellitesOf(), await creatorsOf()]
+      : await Promise.all([satellitesOf(), creatorsOf()]);
     const byPlanet = new Map<number, SatelliteRecord[]>();
     for (const satellite of satellites) {
       const list = byPlanet.get(satellite.planetId);

@@ -32,6 +32,7 @@ function newCelestialBodiesServiceTest() {
       clock,
     ),
     repository,
+    users,
     tx: transaction,
     runLockingRow: jest.spyOn(unitOfWork, 'runLockingRow'),
   };
@@ -72,6 +73,25 @@ describe(CelestialBodiesService.name, () => {
     ({ sut, repository, tx, runLockingRow } = newCelestialBodiesServiceTest());
     repository.findPlanet.mockResolvedValue(Object.assign(newPlanet(), { hasImage: false }));
     repository.findSatellitesOf.mockResolvedValue([]);
+  });
+
+  it('reads a planet in a transaction one query at a time (its one connection takes one), and outside one side by side', async () => {
+    const { sut, repository, users, tx } = newCelestialBodiesServiceTest();
+    repository.findPlanet.mockResolvedValue(Object.assign(newPlanet(), { hasImage: false }));
+    for (const [within, creatorsAskedBeforeSatellitesCame] of [
+      [tx, false],
+      [undefined, true],
+    ] as const) {
+      let answer!: (satellites: []) => void;
+      repository.findSatellitesOf.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+      users.findProfiles.mockClear();
+      const reading = sut.getPlanet(PLANET_ID, within);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(users.findProfiles.mock.calls.length > 0).toBe(creatorsAskedBeforeSatellitesCame);
+      answer([]);
+      await expect(reading).resolves.toMatchObject({ creator: { id: CREATOR_ID } });
+      expect(users.findProfiles).toHaveBeenCalledWith([CREATOR_ID], within);
+    }
   });
 
   describe.each(changes)('$change: creator only', ({ run, write, written }) => {
