@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 
-import { createApp } from '../app';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+
+import { AppModule } from '../app.module';
 import { buildOpenApiDocument } from '../common/swagger/openapi';
 import { loadConfig } from '../config/app-config';
 import { FEATURE_SETTINGS } from '../feature-settings';
@@ -13,17 +15,11 @@ import { FEATURE_SETTINGS } from '../feature-settings';
  * change shows in review; a test fails when the two differ). Run: npm run openapi:export
  */
 async function main(): Promise<void> {
-  // A throwaway in-memory database; the initial key only keeps the first-start banner quiet.
   const config = loadConfig(
     {
       ...process.env,
-      DATA_DIR: 'memory://',
       DATABASE_URL: '',
-      LOG_LEVEL: 'error',
       NODE_ENV: 'test',
-      // Nothing is served: no metrics listener to collide with a running server's.
-      METRICS_PORT: '0',
-      INITIAL_REGION_API_KEY: randomBytes(24).toString('hex'),
       // The committed document is the live one, with no deployment's addresses in it.
       API_ENVIRONMENT: 'live',
       PUBLIC_BASE_URL: '',
@@ -31,7 +27,14 @@ async function main(): Promise<void> {
     },
     FEATURE_SETTINGS,
   );
-  const app = await createApp({ config });
+  // Nest's preview mode: the modules and their routes, none of their providers made, so no
+  // database is opened (the embedded one's initdb alone took seconds). The document is read
+  // from the controllers' metadata, as the running server's is.
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
+    preview: true,
+    logger: false,
+    abortOnError: false,
+  });
   try {
     const target = process.argv[2] ?? 'openapi.json';
     writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(app, config), null, 2)}\n`);
