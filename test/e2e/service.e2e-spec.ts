@@ -121,6 +121,12 @@ describe('requests that are not valid HTTP', () => {
     expect(problem).toMatchObject({ status, detail: expect.any(String) });
     expect(problem.type).toBe(`/problems/${status === 431 ? 'headers-too-large' : 'bad-request'}`);
   });
+
+  it('answers a request with an Expect it does not know as it would without one, not with a bare 417', async () => {
+    const response = await raw('GET /health HTTP/1.1\r\nHost: x\r\nExpect: teleport\r\nConnection: close\r\n\r\n');
+    expect(response).toMatch(/^HTTP\/1.1 200 /);
+    expect(response).toMatch(/x-request-id: [0-9a-f-]{36}/i);
+  });
 });
 
 describe('unknown routes and methods', () => {

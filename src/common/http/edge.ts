@@ -49,6 +49,10 @@ export async function registerEdge(
   const metrics = requestMetricsOf(app);
   const traceRequestId = requestIdTracing();
 
+  // Before any hook: an Expect other than 100-continue, which Node would answer itself with a
+  // bare 417, is ignored (RFC 9110 allows either), so the request gets this service's answer.
+  fastify.server.on('checkExpectation', (request, response) => fastify.server.emit('request', request, response));
+
   // onRequest. (OpenTelemetry's own hook, when tracing is on, comes before all: it is added as
   // Fastify starts.)
   if (config.TRUST_PROXY !== false) fastify.addHook('onRequest', cleanForwardedFor);
