@@ -131,10 +131,10 @@ export class RegionKeysController {
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key as it is now, with its new ETag.' })
   @ApiProblems(
     ...jsonBodyProblems(
-      'Invalid or unknown fields: a permission the key does not hold ' +
-        '(`permissions` only narrow), an empty list, an invalid CIDR, an `expiresAt` less than a minute or more than ' +
-        'the allowed days ahead.',
+      'Invalid or unknown fields: a permission the key does not hold (`permissions` only narrow), an empty list, ' +
+        'an invalid CIDR, an `expiresAt` less than a minute or more than the allowed days ahead.',
       invalidBody(UpdateApiKeyDto, LONG_DESCRIPTION),
+      { mergePatch: true },
     ),
     LAST_KEY,
   )

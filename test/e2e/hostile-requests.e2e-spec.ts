@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 
 import type { Response } from 'light-my-request';
 
@@ -260,6 +261,49 @@ describe('JSON bodies that are not UTF-8', () => {
     });
     expect(res.statusCode).toBe(201);
     expect(res.json().name).toBe('Ærø 火星 🪐');
+  });
+});
+
+describe('request bodies and their media types', () => {
+  it.each(['gzip', 'br', 'deflate, gzip'])(
+    'refuses a body sent with Content-Encoding %s with a 415 naming it and Accept-Encoding: identity, compressed or not; nothing is stored',
+    async (coding) => {
+      const json = JSON.stringify({ name: `Encoded ${coding}` });
+      for (const payload of [gzipSync(json), Buffer.from(json)]) {
+        const res = await t.request({
+          method: 'POST',
+          url: '/planets',
+          headers: { 'content-type': 'application/json', 'content-encoding': coding, authorization: alice.basic },
+          payload,
+        });
+        expect(expectProblem(res, 415).detail).toContain(`Content-Encoding "${coding}"`);
+        expect(res.headers['accept-encoding']).toBe('identity');
+      }
+      const stored = await t.request({ method: 'GET', url: '/planets?limit=100' });
+      expect(stored.json().data.map((planet: { name: string }) => planet.name)).not.toContain(`Encoded ${coding}`);
+      // identity is no coding at all; a GET's coding names no body.
+      const plain = await t.request({
+        method: 'POST',
+        url: '/planets',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'identity', authorization: alice.basic },
+        payload: json,
+      });
+      expect(plain.statusCode).toBe(201);
+      expect(
+        (await t.request({ method: 'GET', url: '/planets', headers: { 'content-encoding': coding } })).statusCode,
+      ).toBe(200);
+    },
+  );
+
+  it('tells a PATCH that takes a merge patch both of its types in its 415', async () => {
+    const region = await newRegion(t);
+    const res = await t.request({
+      method: 'PATCH',
+      url: `/auth/region/api-keys/${region.keyId}`,
+      headers: { 'content-type': 'text/plain', 'x-api-key': region.key },
+      payload: 'description=x',
+    });
+    expect(expectProblem(res, 415).detail).toBe('Send the body as application/json or application/merge-patch+json.');
   });
 });
 

@@ -16,7 +16,7 @@ import {
 } from './compression';
 import { registerCors } from './cors';
 import { cleanForwardedFor, closeConnectionsWhen, sendEnvironmentHeaders, standardHeadersAndHost } from './http-hooks';
-import { registerJsonBodyParser } from './json-body';
+import { refuseEncodedBodies, registerJsonBodyParser } from './json-body';
 import { refuseAllButForms, refuseUnexpectedForms } from './multipart';
 import { RouteMethods } from './route-methods';
 
@@ -63,7 +63,8 @@ export async function registerEdge(
   fastify.addHook('onRequest', settleAcceptEncoding);
   if (traceRequestId) fastify.addHook('onRequest', traceRequestId);
 
-  // preParsing: @AcceptsMultipart() routes take forms only.
+  // preParsing: no body is taken compressed (415); @AcceptsMultipart() routes take forms only.
+  fastify.addHook('preParsing', refuseEncodedBodies);
   fastify.addHook('preParsing', refuseAllButForms);
   // The body: JSON, UTF-8 only (@AcceptsMergePatch() routes also take a merge patch); forms by
   // @fastify/multipart, registered at the end.

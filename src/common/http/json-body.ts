@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, RawServerDefault } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preParsingHookHandler, RawServerDefault } from 'fastify';
 
 import { DomainError, type FieldError } from '../problem/problem';
 import { MALFORMED_JSON, UNSUPPORTED_MEDIA_TYPE } from '../problem/problem-types';
@@ -17,12 +17,43 @@ const MERGE_PATCH = 'application/merge-patch+json';
  */
 export const AcceptsMergePatch = () => withRouteConfig({ [ACCEPTS_MERGE_PATCH]: true });
 
+/** Whether the route takes a merge patch besides JSON (@AcceptsMergePatch()). */
+export const acceptsMergePatch = (request: FastifyRequest): boolean =>
+  (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[ACCEPTS_MERGE_PATCH] === true;
+
 /** A body of a type this route does not read (here: a merge patch sent where none is taken). */
 class NotJsonBodyError extends DomainError {
   constructor() {
     super(UNSUPPORTED_MEDIA_TYPE, 'Send the body as application/json.');
   }
 }
+
+/**
+ * A body sent with a content coding (gzip, br…): no body is read compressed, so it would be
+ * read as the wrong bytes. 415, with Accept-Encoding saying what is taken (RFC 9110, 15.5.16).
+ */
+class EncodedBodyError extends DomainError {
+  constructor(coding: string) {
+    super(
+      UNSUPPORTED_MEDIA_TYPE,
+      `The body is sent with Content-Encoding ${JSON.stringify(coding.slice(0, 40))}; send it uncompressed, with no Content-Encoding.`,
+    );
+    this.headers['Accept-Encoding'] = 'identity';
+  }
+}
+
+const READS_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Whether the request has a body the routes read: chunked, or a Content-Length other than 0 (RFC 9112, 6.3). */
+const hasBody = ({ method, headers }: FastifyRequest): boolean =>
+  READS_BODY.has(method) && (headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0');
+
+/** preParsing: a request body with a Content-Encoding other than identity is refused, on every route. */
+export const refuseEncodedBodies: preParsingHookHandler = (request, _reply, payload, done) => {
+  const coding = request.headers['content-encoding']?.trim();
+  if (coding && coding.toLowerCase() !== 'identity' && hasBody(request)) done(new EncodedBodyError(coding));
+  else done(null, payload);
+};
 
 /** A JSON body whose bytes are not UTF-8: not JSON text at all (RFC 8259, section 8.1). */
 export class BodyNotUtf8Error extends DomainError {
@@ -64,8 +95,7 @@ export function registerJsonBodyParser(app: NestFastifyApplication, bodyLimit: n
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser<RawServerDefault>(['application/json', MERGE_PATCH], { bodyLimit }, (request, body, done) => {
-    const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
-    if (config?.[ACCEPTS_MERGE_PATCH] !== true && isMergePatch(request.headers['content-type'])) {
+    if (!acceptsMergePatch(request) && isMergePatch(request.headers['content-type'])) {
       done(new NotJsonBodyError(), undefined);
       return;
     }

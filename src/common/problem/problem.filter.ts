@@ -4,6 +4,7 @@ import { QueryFailedError } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
 import { isClientAbort } from '../http/client-error';
+import { acceptsMergePatch } from '../http/json-body';
 import { pathOf } from '../http/location';
 import { RouteMethods } from '../http/route-methods';
 import { applyStandardHeaders } from '../http/standard-headers';
@@ -119,7 +120,7 @@ export class ProblemFilter implements ExceptionFilter {
     // Nest wraps Fastify's own 4xx errors (bad JSON, body too large) in an HttpException.
     const fastifyCause =
       exception instanceof HttpException ? (exception.cause as FastifyLikeError | undefined) : undefined;
-    if (fastifyCause?.code?.startsWith('FST_')) return this.fromFastifyError(fastifyCause);
+    if (fastifyCause?.code?.startsWith('FST_')) return this.fromFastifyError(fastifyCause, request);
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status >= 500) return this.internal(exception, request);
@@ -147,7 +148,7 @@ export class ProblemFilter implements ExceptionFilter {
       fastifyError.statusCode >= 400 &&
       fastifyError.statusCode < 500
     ) {
-      return this.fromFastifyError(fastifyError);
+      return this.fromFastifyError(fastifyError, request);
     }
     return this.internal(exception, request);
   }
@@ -174,7 +175,7 @@ export class ProblemFilter implements ExceptionFilter {
     return this.answer(new RouteNotFoundError(request.method, pathOf(request.url)));
   }
 
-  private fromFastifyError(error: FastifyLikeError): Answer {
+  private fromFastifyError(error: FastifyLikeError, request: FastifyRequest): Answer {
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -182,7 +183,9 @@ export class ProblemFilter implements ExceptionFilter {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return this.answer(new PayloadTooLargeError());
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return this.answer(new UnsupportedMediaTypeError());
+        return this.answer(
+          acceptsMergePatch(request) ? UnsupportedMediaTypeError.forMergePatch() : new UnsupportedMediaTypeError(),
+        );
       default:
         // Fastify's own 4xx messages describe the client's mistake and carry no internals.
         return this.problem(problemTypeForStatus(error.statusCode ?? 400), error.message);

@@ -196,6 +196,11 @@ export class UnsupportedMediaTypeError extends DomainError {
   constructor(detail = 'Send the body as application/json.') {
     super(UNSUPPORTED_MEDIA_TYPE, detail);
   }
+
+  /** The 415 of a route that also takes a JSON Merge Patch (@AcceptsMergePatch()). */
+  static forMergePatch(): UnsupportedMediaTypeError {
+    return new UnsupportedMediaTypeError('Send the body as application/json or application/merge-patch+json.');
+  }
 }
 
 /** What a client is told of a failure of the server's own: nothing of its cause. */

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, DECORATORS, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
 
-import type { DomainError, ProblemDocument } from '../problem/problem';
+import { type DomainError, type ProblemDocument, UnsupportedMediaTypeError } from '../problem/problem';
 import { problemOfError } from '../problem/problem-reply';
 import {
   allProblemTypes,
@@ -32,7 +32,7 @@ const DEFAULT_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with the current state.',
   412: 'The resource changed since the ETag sent in If-Match.',
   413: 'The request body is too large.',
-  415: 'The request body is not JSON.',
+  415: 'The request body is not of a type this operation reads, or is sent compressed (Content-Encoding).',
   429: 'Too many requests; see Retry-After.',
   500: 'The server failed; the cause is logged, not told.',
   503: 'Temporarily unavailable (the database is busy or unreachable); retry after the time given in Retry-After.',
@@ -182,16 +182,23 @@ function mergeEntry(existing: ResponseEntry | undefined, incoming: ResponseEntry
  * What a route that reads a JSON body answers besides its own rules: 400 for a body that is
  * not JSON (with `validation` for values it refuses), 413 past the body limit, 415 for
  * another media type. `invalid` says what its validation refuses, and `invalidExample` is its
- * answer to one bad input (see invalidBody, invalidQuery).
+ * answer to one bad input (see invalidBody, invalidQuery). `mergePatch`: the route is
+ * @AcceptsMergePatch(), and its 415 names both types.
  */
-export const jsonBodyProblems = (invalid: string, invalidExample: ProblemExample): ProblemResponse[] => [
+export const jsonBodyProblems = (
+  invalid: string,
+  invalidExample: ProblemExample,
+  { mergePatch = false } = {},
+): ProblemResponse[] => [
   {
     types: [VALIDATION, MALFORMED_JSON],
     description: `${invalid} Or a body that is not valid JSON (\`malformed-json\`).`,
     examples: [invalidExample],
   },
   { types: [PAYLOAD_TOO_LARGE] },
-  { types: [UNSUPPORTED_MEDIA_TYPE] },
+  mergePatch
+    ? { types: [UNSUPPORTED_MEDIA_TYPE], examples: [() => UnsupportedMediaTypeError.forMergePatch()] }
+    : { types: [UNSUPPORTED_MEDIA_TYPE] },
 ];
 
 /**
