@@ -371,6 +371,11 @@ describe('GET /planets', () => {
     expectProblem(await get(`/planets?${query}`), 400, field);
   });
 
+  it('says a parameter given twice is to be given once', async () => {
+    const problem = expectProblem(await get('/planets?limit=5&limit=2&offset=1'), 400, 'limit');
+    expect(problem.errors).toEqual([{ field: 'limit', message: 'limit must be given once' }]);
+  });
+
   it.each(['101', '1000', '99999999999999999999'])(
     'serves ?limit=%s as 100, and says so in meta.limit and X-Pagination-Per-Page',
     async (limit) => {

@@ -66,8 +66,29 @@ export class StrictValidationPipe extends ValidationPipe {
     // Before class-transformer and class-validator, whose walks recurse and skip inherited names.
     const errors = jsonShapeErrors(value, metadata.data ?? '');
     if (errors.length > 0) throw new ValidationFailedError(errors);
-    return super.transform(value, metadata);
+    try {
+      return await super.transform(value, metadata);
+    } catch (err) {
+      throw metadata.type === 'query' && isPlainObject(value) ? sayRepeated(err, value) : err;
+    }
   }
+}
+
+/**
+ * A query parameter given twice (`limit=5&limit=2`) arrives as a list, which its rules refuse
+ * as the wrong type ("must be an integer"): said as what it is. Unknown ones keep their message.
+ */
+function sayRepeated(err: unknown, query: Record<string, unknown>): unknown {
+  if (!(err instanceof ValidationFailedError)) return err;
+  const repeated = (field: string) => Array.isArray(query[field]);
+  const errors = err.errors.map((error) =>
+    repeated(error.field) && !error.message.endsWith('should not exist')
+      ? { field: error.field, message: `${error.field} must be given once` }
+      : error,
+  );
+  return new ValidationFailedError(
+    errors.filter((error, i) => errors.findIndex((e) => e.message === error.message) === i),
+  );
 }
 
 /**
