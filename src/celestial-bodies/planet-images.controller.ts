@@ -104,7 +104,7 @@ export class PlanetImagesController {
     { types: [IMAGE_TOO_LARGE], description: 'The image is larger than 5 MiB.' },
     {
       types: [UNSUPPORTED_MEDIA_TYPE],
-      description: 'The body is not multipart/form-data.',
+      description: 'The body is not multipart/form-data, or is sent compressed (Content-Encoding).',
       examples: [() => new UnsupportedMediaTypeError(IMAGE_FORM_DETAIL)],
     },
     {

@@ -295,13 +295,19 @@ describe('request bodies and their media types', () => {
     },
   );
 
-  it('tells a PATCH that takes a merge patch both of its types in its 415', async () => {
+  it.each([
+    ['text/plain', 'description=x'],
+    [
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="description"\r\n\r\ny\r\n--x--\r\n',
+    ],
+  ])('tells a PATCH that takes a merge patch both of its types in its 415, for a %s body', async (type, payload) => {
     const region = await newRegion(t);
     const res = await t.request({
       method: 'PATCH',
       url: `/auth/region/api-keys/${region.keyId}`,
-      headers: { 'content-type': 'text/plain', 'x-api-key': region.key },
-      payload: 'description=x',
+      headers: { 'content-type': type, 'x-api-key': region.key },
+      payload,
     });
     expect(expectProblem(res, 415).detail).toBe('Send the body as application/json or application/merge-patch+json.');
   });

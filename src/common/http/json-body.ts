@@ -46,7 +46,8 @@ const READS_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Whether the request has a body the routes read: chunked, or a Content-Length other than 0 (RFC 9112, 6.3). */
 const hasBody = ({ method, headers }: FastifyRequest): boolean =>
-  READS_BODY.has(method) && (headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0');
+  READS_BODY.has(method) &&
+  (headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) !== 0);
 
 /** preParsing: a request body with a Content-Encoding other than identity is refused, on every route. */
 export const refuseEncodedBodies: preParsingHookHandler = (request, _reply, payload, done) => {

@@ -13,6 +13,7 @@ import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
 
 import { DomainError, UnsupportedMediaTypeError } from '../problem/problem';
 import { declareProblemExample, REQUEST_TIMEOUT } from '../problem/problem-types';
+import { acceptsMergePatch } from './json-body';
 import { routeConfigEntry, withRouteConfig } from './route-config';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
@@ -141,5 +142,6 @@ export const refuseAllButForms: preParsingHookHandler = (request, _reply, payloa
 /** preValidation: a multipart body sent to a route not marked @AcceptsMultipart() is refused. */
 export const refuseUnexpectedForms: preValidationHookHandler = (request, _reply, done) => {
   const isMultipart = (request as FastifyRequest & { isMultipart?: () => boolean }).isMultipart?.() === true;
-  done(isMultipart && formDetailOf(request) === undefined ? new UnsupportedMediaTypeError() : undefined);
+  if (!isMultipart || formDetailOf(request) !== undefined) done();
+  else done(acceptsMergePatch(request) ? UnsupportedMediaTypeError.forMergePatch() : new UnsupportedMediaTypeError());
 };

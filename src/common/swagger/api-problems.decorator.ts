@@ -55,6 +55,13 @@ export const RETRY_AFTER_HEADER = {
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
 } as const;
 const STATUSES_WITH_RETRY_AFTER = new Set([429, 503]);
+/** A 415 for a compressed body says which codings are taken: none (refuseEncodedBodies). */
+const ACCEPT_ENCODING_HEADER = {
+  'Accept-Encoding': {
+    description: 'On a 415 for a body sent with a Content-Encoding: `identity`, bodies are taken uncompressed.',
+    schema: { type: 'string', enum: ['identity'] },
+  },
+} as const;
 
 interface ResponseEntry {
   description?: string;
@@ -109,7 +116,11 @@ export function ApiProblems(...responses: (ProblemType | ProblemResponse)[]) {
           `@ApiProblems: an example of ${error.slug} for a response of ${types.map((t) => t.slug).join(', ')}`,
         );
     }
-    const allHeaders = STATUSES_WITH_RETRY_AFTER.has(status) ? { ...RETRY_AFTER_HEADER, ...headers } : headers;
+    const allHeaders = STATUSES_WITH_RETRY_AFTER.has(status)
+      ? { ...RETRY_AFTER_HEADER, ...headers }
+      : status === 415
+        ? { ...ACCEPT_ENCODING_HEADER, ...headers }
+        : headers;
     declared[status] = mergeEntry(declared[status], {
       description: description ?? DEFAULT_DESCRIPTIONS[status] ?? types.map((t) => `${t.title}.`).join(' '),
       ...(allHeaders ? { headers: allHeaders } : {}),
@@ -217,7 +228,11 @@ export const unexpectedBodyProblems = (invalidExample: ProblemExample, invalid?:
     types: [PAYLOAD_TOO_LARGE],
     description: 'A body was sent, larger than any this API accepts (this request takes no body).',
   },
-  { types: [UNSUPPORTED_MEDIA_TYPE], description: 'A body was sent that is not JSON (this request takes no body).' },
+  {
+    types: [UNSUPPORTED_MEDIA_TYPE],
+    description:
+      'A body was sent (this request takes none) that is not JSON, or is sent compressed (Content-Encoding).',
+  },
 ];
 
 /**

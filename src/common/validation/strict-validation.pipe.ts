@@ -86,9 +86,8 @@ function sayRepeated(err: unknown, query: Record<string, unknown>): unknown {
       ? { field: error.field, message: `${error.field} must be given once` }
       : error,
   );
-  return new ValidationFailedError(
-    errors.filter((error, i) => errors.findIndex((e) => e.message === error.message) === i),
-  );
+  const same = (a: FieldError, b: FieldError) => a.field === b.field && a.message === b.message;
+  return new ValidationFailedError(errors.filter((error, i) => errors.findIndex((other) => same(other, error)) === i));
 }
 
 /**
