@@ -3,9 +3,9 @@ import { isUtf8 } from 'node:buffer';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest, preParsingHookHandler, RawServerDefault } from 'fastify';
 
-import { DomainError, type FieldError } from '../problem/problem';
+import { DomainError, type FieldError, UnsupportedMediaTypeError } from '../problem/problem';
 import { MALFORMED_JSON, UNSUPPORTED_MEDIA_TYPE } from '../problem/problem-types';
-import { withRouteConfig } from './route-config';
+import { routeConfigEntry, withRouteConfig } from './route-config';
 
 const ACCEPTS_MERGE_PATCH = 'acceptsMergePatch';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -18,8 +18,12 @@ const MERGE_PATCH = 'application/merge-patch+json';
 export const AcceptsMergePatch = () => withRouteConfig({ [ACCEPTS_MERGE_PATCH]: true });
 
 /** Whether the route takes a merge patch besides JSON (@AcceptsMergePatch()). */
-export const acceptsMergePatch = (request: FastifyRequest): boolean =>
-  (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[ACCEPTS_MERGE_PATCH] === true;
+const acceptsMergePatch = (request: FastifyRequest): boolean =>
+  routeConfigEntry(request.routeOptions.config, ACCEPTS_MERGE_PATCH) === true;
+
+/** The 415 of a route that reads JSON, for a body of another type: naming the merge patch where it is taken. */
+export const unsupportedMediaTypeFor = (request: FastifyRequest): UnsupportedMediaTypeError =>
+  acceptsMergePatch(request) ? UnsupportedMediaTypeError.forMergePatch() : new UnsupportedMediaTypeError();
 
 /** A body of a type this route does not read (here: a merge patch sent where none is taken). */
 class NotJsonBodyError extends DomainError {

@@ -13,7 +13,7 @@ import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
 
 import { DomainError, UnsupportedMediaTypeError } from '../problem/problem';
 import { declareProblemExample, REQUEST_TIMEOUT } from '../problem/problem-types';
-import { acceptsMergePatch } from './json-body';
+import { unsupportedMediaTypeFor } from './json-body';
 import { routeConfigEntry, withRouteConfig } from './route-config';
 
 const ACCEPTS_MULTIPART = 'acceptsMultipart';
@@ -143,5 +143,5 @@ export const refuseAllButForms: preParsingHookHandler = (request, _reply, payloa
 export const refuseUnexpectedForms: preValidationHookHandler = (request, _reply, done) => {
   const isMultipart = (request as FastifyRequest & { isMultipart?: () => boolean }).isMultipart?.() === true;
   if (!isMultipart || formDetailOf(request) !== undefined) done();
-  else done(acceptsMergePatch(request) ? UnsupportedMediaTypeError.forMergePatch() : new UnsupportedMediaTypeError());
+  else done(unsupportedMediaTypeFor(request));
 };

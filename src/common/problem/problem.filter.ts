@@ -4,7 +4,7 @@ import { QueryFailedError } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
 import { isClientAbort } from '../http/client-error';
-import { acceptsMergePatch } from '../http/json-body';
+import { unsupportedMediaTypeFor } from '../http/json-body';
 import { pathOf } from '../http/location';
 import { RouteMethods } from '../http/route-methods';
 import { applyStandardHeaders } from '../http/standard-headers';
@@ -21,7 +21,6 @@ import {
   ProblemDocument,
   problemOf,
   RouteNotFoundError,
-  UnsupportedMediaTypeError,
 } from './problem';
 import { problemOfError, sendProblem } from './problem-reply';
 import { type ProblemType, problemTypeForStatus } from './problem-types';
@@ -183,9 +182,7 @@ export class ProblemFilter implements ExceptionFilter {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return this.answer(new PayloadTooLargeError());
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return this.answer(
-          acceptsMergePatch(request) ? UnsupportedMediaTypeError.forMergePatch() : new UnsupportedMediaTypeError(),
-        );
+        return this.answer(unsupportedMediaTypeFor(request));
       default:
         // Fastify's own 4xx messages describe the client's mistake and carry no internals.
         return this.problem(problemTypeForStatus(error.statusCode ?? 400), error.message);

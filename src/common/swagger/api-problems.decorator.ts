@@ -54,7 +54,6 @@ export interface ProblemResponse {
 export const RETRY_AFTER_HEADER = {
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
 } as const;
-const STATUSES_WITH_RETRY_AFTER = new Set([429, 503]);
 /** A 415 for a compressed body says which codings are taken: none (refuseEncodedBodies). */
 const ACCEPT_ENCODING_HEADER = {
   'Accept-Encoding': {
@@ -62,6 +61,12 @@ const ACCEPT_ENCODING_HEADER = {
     schema: { type: 'string', enum: ['identity'] },
   },
 } as const;
+/** The headers every response of a status carries, besides a route's own. */
+const STATUS_HEADERS: Record<number, HeadersObject> = {
+  415: ACCEPT_ENCODING_HEADER,
+  429: RETRY_AFTER_HEADER,
+  503: RETRY_AFTER_HEADER,
+};
 
 interface ResponseEntry {
   description?: string;
@@ -116,11 +121,7 @@ export function ApiProblems(...responses: (ProblemType | ProblemResponse)[]) {
           `@ApiProblems: an example of ${error.slug} for a response of ${types.map((t) => t.slug).join(', ')}`,
         );
     }
-    const allHeaders = STATUSES_WITH_RETRY_AFTER.has(status)
-      ? { ...RETRY_AFTER_HEADER, ...headers }
-      : status === 415
-        ? { ...ACCEPT_ENCODING_HEADER, ...headers }
-        : headers;
+    const allHeaders = STATUS_HEADERS[status] ? { ...STATUS_HEADERS[status], ...headers } : headers;
     declared[status] = mergeEntry(declared[status], {
       description: description ?? DEFAULT_DESCRIPTIONS[status] ?? types.map((t) => `${t.title}.`).join(' '),
       ...(allHeaders ? { headers: allHeaders } : {}),
