@@ -45,7 +45,8 @@ async function tryItOut(operationId: string, requestBody?: unknown): Promise<{ s
   const block = page.locator(`[id$="-${operationId}"]`);
   const tryOut = block.locator('.try-out__btn');
   // The page may still be settling (a restored authorisation re-renders it): when the button
-  // does not take the click, open the operation again, as a person clicks again.
+  // does not take the click, open the operation again, as a person clicks again, and then
+  // reload the page, as a person does with a page that stays stuck.
   for (let attempt = 1; ; attempt++) {
     await block.waitFor();
     if (!(await block.getAttribute('class'))?.includes('is-open')) await block.locator('.opblock-summary').click();
@@ -54,9 +55,11 @@ async function tryItOut(operationId: string, requestBody?: unknown): Promise<{ s
       break;
     } catch (error) {
       if (attempt === 3) {
-        await page.screenshot({ path: `${ARTIFACTS}/failed-${operationId}.png` });
+        // Best effort: a renderer too stuck to paint must not hide the error behind a screenshot's own timeout.
+        await page.screenshot({ path: `${ARTIFACTS}/failed-${operationId}.png`, timeout: 5_000 }).catch(() => {});
         throw error;
       }
+      if (attempt === 2) await page.reload();
     }
   }
   if (requestBody !== undefined) await block.locator('textarea.body-param__text').fill(JSON.stringify(requestBody));
