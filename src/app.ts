@@ -18,6 +18,7 @@ import { closeDatabaseOpenedWith } from './database/database.module';
 import { UnusableKeyRefusal } from './region-keys';
 
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
+const MAX_PARAM_LENGTH = 1000;
 
 export interface CreateAppOptions {
   config: AppConfig;
@@ -50,9 +51,13 @@ export async function createApp({
     childLoggerFactory: LazyChildLogger.factory,
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Long path parameters reach validation (a clear 400) instead of the router's 414.
-    routerOptions: { maxParamLength: 1000 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Answers made before the request hooks run: a sandbox marks them too.
-    frameworkErrors: routerErrorHandler({ baseUrl: config.ownBaseUrl, extraHeaders: environmentHeaders }),
+    frameworkErrors: routerErrorHandler({
+      baseUrl: config.ownBaseUrl,
+      extraHeaders: environmentHeaders,
+      maxParamLength: MAX_PARAM_LENGTH,
+    }),
     clientErrorHandler: clientErrorHandler({ baseUrl: config.ownBaseUrl, extraHeaders: environmentHeaders }),
     // Requests that arrive on open connections while shutting down are still served (and
     // their connection closed); the database closes only after the last one.

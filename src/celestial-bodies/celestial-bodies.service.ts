@@ -155,8 +155,11 @@ export class CelestialBodiesService {
   /** The image's metadata (for a conditional request), or with `withData` its bytes too. */
   async getImage(planetId: number, withData: boolean): Promise<PlanetImage> {
     const image = await this.repository.findImage(planetId, withData);
-    if (!image) throw new PlanetImageNotFoundError(planetId);
-    return image;
+    if (image) return image;
+    // Both 404s; the detail says which is missing, the image or the planet.
+    throw (await this.repository.planetExists(planetId))
+      ? new PlanetImageNotFoundError(planetId)
+      : new PlanetNotFoundError(planetId);
   }
 
   /**

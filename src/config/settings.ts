@@ -13,7 +13,7 @@ export const settingNames = (Class: SettingsClass): string[] => Object.keys(new 
 
 /**
  * A whole number from an environment variable, spaces around it allowed. Not common/validation's
- * toInt, which is for query strings: it trims nothing and reads at most 16 digits.
+ * toInt, which is for query strings: it trims nothing.
  */
 export const toIntSetting = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;

@@ -14,13 +14,22 @@ export type ParsedCidr = { cidr: string } | { error: string };
 const MAPPED: [IpAddress, number] = ipaddr.parseCIDR('::ffff:0:0/96');
 
 /**
+ * Networks no TCP client connects from: "this network" and the unspecified address, multicast,
+ * the limited broadcast. A key confined to them could never be used.
+ */
+const NO_CLIENT_FROM = ['0.0.0.0/8', '224.0.0.0/4', '255.255.255.255/32', '::/128', 'ff00::/8'].map((cidr) =>
+  ipaddr.parseCIDR(cidr),
+);
+
+/**
  * Parses `address/prefix` or a bare address (a /32 or /128). Zone ids (`fe80::1%eth0`) are
  * refused: they name an interface of the client, not a network. Bits set past the prefix
  * are refused rather than dropped, since `10.1.2.3/8` more likely means a typo than all of 10/8.
  * An IPv4-mapped network (`::ffff:192.0.2.0/120`) is the IPv4 network it maps (`192.0.2.0/24`),
  * as the client addresses it must match are seen as IPv4 (see allowlistOf). A wider IPv6
  * network holding all of ::ffff:0:0/96 (`::/0`, `::/80`) is refused: it would admit every IPv4
- * client as well, which whoever writes `::/0` beside some IPv4 networks hardly means.
+ * client as well, which whoever writes `::/0` beside some IPv4 networks hardly means. So is a
+ * network within NO_CLIENT_FROM: a key confined to it, the region's last manager even, could never be used.
  */
 export function parseCidr(input: string): ParsedCidr {
   if (input.includes('%')) return { error: 'must not hold a zone id (%…)' };
@@ -36,20 +45,29 @@ export function parseCidr(input: string): ParsedCidr {
   if (network.toString() !== address.toString()) {
     return { error: `has bits set past its /${prefix}; the network is ${network.toString()}/${prefix}` };
   }
+  let cidr = `${network.toString()}/${prefix}`;
   if (address.kind() === 'ipv6' && network.match(MAPPED[0], Math.min(prefix, MAPPED[1]))) {
-    if (prefix >= MAPPED[1]) return { cidr: `${unmapped(network).toString()}/${prefix - MAPPED[1]}` };
-    return {
-      error:
-        'holds all of ::ffff:0:0/96 (IPv4 clients on a dual-stack socket), so it would admit every IPv4 address; ' +
-        'list IPv6 networks that do not, and IPv4 networks as such (0.0.0.0/0 for all of them)',
-    };
+    if (prefix < MAPPED[1]) {
+      return {
+        error:
+          'holds all of ::ffff:0:0/96 (IPv4 clients on a dual-stack socket), so it would admit every IPv4 address; ' +
+          'list IPv6 networks that do not, and IPv4 networks as such (0.0.0.0/0 for all of them)',
+      };
+    }
+    cidr = `${unmapped(network).toString()}/${prefix - MAPPED[1]}`;
   }
-  return { cidr: `${network.toString()}/${prefix}` };
+  const [start, length] = ipaddr.parseCIDR(cidr);
+  const within = ([other, otherLength]: [IpAddress, number]) =>
+    start.kind() === other.kind() && length >= otherLength && start.match(other, otherLength);
+  if (NO_CLIENT_FROM.some(within)) {
+    return { error: 'admits no address a client connects from (unspecified, multicast or broadcast addresses only)' };
+  }
+  return { cidr };
 }
 
 /**
  * Whether a key with this allowlist can be used at all: null admits any address, and every
- * entry parseCidr accepts admits its network, so only an empty list admits none. Such a key
+ * entry parseCidr accepts admits some client's address, so only an empty list admits none. Such a key
  * never keeps a region manageable (an empty list is refused on input; rows from before that may hold one).
  */
 export const admitsSomeAddress = (cidrs: readonly string[] | null): boolean => cidrs === null || cidrs.length > 0;

@@ -371,6 +371,15 @@ describe('GET /planets', () => {
     expectProblem(await get(`/planets?${query}`), 400, field);
   });
 
+  it.each([
+    ['11 digits', '99999999999'],
+    ['20 digits', '99999999999999999999'],
+    ['400 digits', '9'.repeat(400)],
+  ])('says an offset of %s is too large, not that it is no integer', async (_label, offset) => {
+    const problem = expectProblem(await get(`/planets?offset=${offset}`), 400, 'offset');
+    expect(problem.errors).toEqual([{ field: 'offset', message: 'offset must not be greater than 2147483647' }]);
+  });
+
   it('says a parameter given twice is to be given once', async () => {
     const problem = expectProblem(await get('/planets?limit=5&limit=2&offset=1'), 400, 'limit');
     expect(problem.errors).toEqual([{ field: 'limit', message: 'limit must be given once' }]);

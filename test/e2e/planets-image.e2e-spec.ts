@@ -221,8 +221,8 @@ describe('POST /planets/{planetId}/image', () => {
 describe('GET /planets/{planetId}/image', () => {
   it('answers 404 for a planet without an image or without existence, 400 for a bad id', async () => {
     const planet = await createPlanet(t, alice);
-    expectProblem(await getImage(planet.id), 404);
-    expectProblem(await getImage(2147483647), 404);
+    expect(expectProblem(await getImage(planet.id), 404).detail).toBe(`Planet ${planet.id} has no image.`);
+    expect(expectProblem(await getImage(2147483647), 404).detail).toBe('No planet with id 2147483647 exists.');
     expectProblem(await request({ method: 'GET', url: '/planets/x/image' }), 400, 'planetId');
   });
 

@@ -307,6 +307,9 @@ describe('problem examples of the OpenAPI document, against real answers', () =>
     expect((await image(fixture('mars.png'))).statusCode).toBeLessThan(300);
     return send({ method: 'GET', url: `/planets/${planetId}/image`, headers: { 'if-match': '"stale"' } });
   });
+  provoke('GET /planets/{planetId}/image 404 not-found', async () =>
+    send({ method: 'GET', url: `/planets/${(await createPlanet(t, alice)).id}/image` }),
+  );
   provoke('POST /planets/{planetId}/image 403 forbidden', () =>
     image(fixture('mars.png'), { authorization: bob.basic }),
   );

@@ -343,10 +343,30 @@ describe('address allowlists', () => {
     ['a short IPv4 form', '10.1'],
     ['not a string', 42],
     ['an IPv6 network holding every IPv4-mapped address', '::/0'],
+    ['the unspecified IPv4 address', '0.0.0.0/32'],
+    ['a multicast network', '224.0.0.0/4'],
   ])('refuses %s with 400 naming allowedCidrs', async (_label, cidr) => {
     const region = await newRegion(t);
     const body = expectProblem(await create(region.key, { allowedCidrs: ['192.0.2.0/24', cidr] }), 400, 'validation');
     expect(body.errors).toEqual([{ field: 'allowedCidrs', message: expect.stringContaining('allowedCidrs[1]') }]);
+  });
+
+  it("refuses to confine the region's last managing key to addresses no client connects from, and the key keeps working", async () => {
+    const region = await newRegion(t);
+    for (const cidr of ['::', '0.0.0.0/32', '255.255.255.255']) {
+      const confined = await t.request({
+        method: 'PATCH',
+        url: `/auth/region/api-keys/${region.keyId}`,
+        headers: { 'x-api-key': region.key },
+        payload: { allowedCidrs: [cidr] },
+      });
+      const body = expectProblem(confined, 400, 'validation');
+      expect(body.errors).toEqual([
+        { field: 'allowedCidrs', message: expect.stringContaining('admits no address a client connects from') },
+      ]);
+    }
+    const mine = (await me(region.key)).json().apiKeys.find((k: { id: string }) => k.id === region.keyId);
+    expect(mine.allowedCidrs).toBeNull();
   });
 });
 

@@ -32,6 +32,16 @@ describe('POST /user/signup', () => {
     expect(res.body).not.toContain('i-love-scalar');
   });
 
+  it("ignores an id sent with the user (the Galaxy's User, whose id is read-only): the server picks it", async () => {
+    const first = await signUp({ email: uniqueEmail(), password: 'password-1' });
+    const taken = first.json().id as number;
+    const res = await signUp({ id: taken, name: 'Galaxy client', email: uniqueEmail(), password: 'password-1' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({ id: expect.any(Number), name: 'Galaxy client' });
+    expect(res.json().id).not.toBe(taken);
+    expect((await storedUser(taken))?.name).toBeNull();
+  });
+
   it('takes the name as optional: absent or null gives null', async () => {
     const absent = await signUp({ email: uniqueEmail(), password: 'password-1' });
     expect(absent.statusCode).toBe(201);
@@ -140,7 +150,7 @@ describe('POST /user/signup', () => {
     ],
     ['a name that is not a string', { name: 7, email: 'ann@example.com', password: 'password-1' }, ['name']],
     ['a smuggled role', { email: 'ann@example.com', password: 'password-1', role: 'admin' }, ['role']],
-    ['a smuggled id', { id: 1, email: 'ann@example.com', password: 'password-1' }, ['id']],
+    ['an id that is not an integer', { id: '1', email: 'ann@example.com', password: 'password-1' }, ['id']],
     ['an empty body', {}, ['email', 'password']],
   ])('refuses %s with 400 naming the field', async (_label, payload, fields) => {
     const body = expectProblem(await signUp(payload), 400, 'validation');

@@ -10,6 +10,11 @@ describe('parseCidr', () => {
     ['8000::/1', '8000::/1'],
     ['::/81', '::/81'],
     ['::/96', '::/96'],
+    // Networks that hold some address a client connects from, beside ones none does.
+    ['0.0.0.0/7', '0.0.0.0/7'],
+    ['224.0.0.0/3', '224.0.0.0/3'],
+    ['255.255.255.254/31', '255.255.255.254/31'],
+    ['::/127', '::/127'],
     // IPv4-mapped networks are the IPv4 networks they map: what an IPv4 client is checked against.
     ['::ffff:192.0.2.0/120', '192.0.2.0/24'],
     ['::FFFF:c000:207', '192.0.2.7/32'],
@@ -34,6 +39,16 @@ describe('parseCidr', () => {
     ['::/0', 'every IPv4 address'],
     ['::/80', 'every IPv4 address'],
     ['::ff00:0:0/88', 'every IPv4 address'],
+    // No client connects from these: a key confined to them could never be used.
+    ['0.0.0.0/32', 'no address a client connects from'],
+    ['0.0.0.0/8', 'no address a client connects from'],
+    ['0.1.2.3', 'no address a client connects from'],
+    ['224.0.0.0/4', 'no address a client connects from'],
+    ['239.1.2.3', 'no address a client connects from'],
+    ['255.255.255.255', 'no address a client connects from'],
+    ['::', 'no address a client connects from'],
+    ['::ffff:0.0.0.0/104', 'no address a client connects from'],
+    ['ff02::1', 'no address a client connects from'],
   ])('refuses %s (%s)', (input, reason) => {
     expect(parseCidr(input)).toEqual({ error: expect.stringContaining(reason) });
   });

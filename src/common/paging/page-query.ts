@@ -26,8 +26,8 @@ export interface PageLimitOptions {
 const clampedInt =
   (max: number) =>
   ({ value }: { value: unknown }): unknown => {
-    if (typeof value === 'string' && /^\d+$/.test(value) && (value.length > 16 || Number(value) > max)) return max;
-    return toInt({ value });
+    const number = toInt({ value });
+    return typeof number === 'number' && number > max ? max : number;
   };
 
 /**

@@ -41,17 +41,19 @@ export interface RouterErrorOptions {
   baseUrl?: string;
   /** Headers added to every answer (a sandbox's X-API-Environment). */
   extraHeaders?: Record<string, string>;
+  /** The router's longest path parameter, which a refused URL's answer names. */
+  maxParamLength: number;
 }
 
 /**
  * Fastify's router rejects some URLs before any Nest code runs (a malformed percent
  * escape); they get the same problem format.
  */
-export function routerErrorHandler({ baseUrl, extraHeaders }: RouterErrorOptions = {}) {
-  return (error: Error, request: FastifyRequest, reply: FastifyReply): void => {
+export function routerErrorHandler({ baseUrl, extraHeaders, maxParamLength }: RouterErrorOptions) {
+  return (error: Error & { code?: unknown }, request: FastifyRequest, reply: FastifyReply): void => {
     if (extraHeaders) reply.headers(extraHeaders);
     applyStandardHeaders(request, reply);
-    sendProblem(request, reply, problemOfError(new MalformedUrlError(error.message), baseUrl));
+    sendProblem(request, reply, problemOfError(new MalformedUrlError(error.code, maxParamLength), baseUrl));
   };
 }
 

@@ -165,9 +165,18 @@ export class MethodNotAllowedError extends DomainError {
   }
 }
 
-/** A URL the router cannot decode (a malformed percent-escape); `reason` is the router's message. */
+/**
+ * A URL the router refuses, by the code of its error (Fastify's messages echo the whole URL,
+ * which may be kilobytes long): a malformed percent-escape, or a path segment over the limit.
+ */
 export class MalformedUrlError extends DomainError {
-  constructor(reason: string) {
+  constructor(code: unknown, maxParamLength?: number) {
+    const reason =
+      code === 'FST_ERR_BAD_URL'
+        ? 'a percent-escape in it is not %XX, or does not decode to UTF-8.'
+        : code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a path parameter in it is longer than ${maxParamLength} characters.`
+          : 'the router cannot read it.';
     super(BAD_REQUEST, `The URL is malformed: ${reason}`);
   }
 }
@@ -220,7 +229,7 @@ export function jsonParseMessage(text: string): string {
   }
 }
 
-declareProblemExample(BAD_REQUEST, () => new MalformedUrlError("'/planets/%zz' is not a valid url component"));
+declareProblemExample(BAD_REQUEST, () => new MalformedUrlError('FST_ERR_BAD_URL'));
 declareProblemExample(NOT_FOUND, () => new RouteNotFoundError('GET', '/planets/42/moons'));
 declareProblemExample(
   METHOD_NOT_ALLOWED,

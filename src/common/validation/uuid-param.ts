@@ -1,4 +1,4 @@
-import { type ArgumentMetadata, Param, ParseUUIDPipe } from '@nestjs/common';
+import { Param, type PipeTransform } from '@nestjs/common';
 
 import { ValidationFailedError } from '../problem/problem';
 import { declareProblemExample, VALIDATION } from '../problem/problem-types';
@@ -8,20 +8,26 @@ export const notAUuid = (name: string): ValidationFailedError =>
   new ValidationFailedError([{ field: name, message: `${name} must be a UUID` }]);
 
 /**
- * A UUID in its canonical form (RFC 9562: lower case on output, either case on input), so
- * that a handler comparing ids in memory finds what the database, which compares uuids by
- * value, would.
+ * RFC 9562's form, 8-4-4-4-12 hex digits of any version and variant, as PostgreSQL's uuid type
+ * takes it (Nest's ParseUUIDPipe also checks the version and variant digits, so it would call a
+ * well-formed id no UUID where the document promises a 404).
  */
-class CanonicalUuidPipe extends ParseUUIDPipe {
-  override async transform(value: string, metadata: ArgumentMetadata): Promise<string> {
-    // The parent answers the value it was given, or throws.
-    await super.transform(value, metadata);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A UUID in its canonical form (lower case on output, either case on input), so that a handler
+ * comparing ids in memory finds what the database, which compares uuids by value, would.
+ */
+class CanonicalUuidPipe implements PipeTransform<unknown, string> {
+  constructor(private readonly name: string) {}
+
+  transform(value: unknown): string {
+    if (typeof value !== 'string' || !UUID.test(value)) throw notAUuid(this.name);
     return value.toLowerCase();
   }
 }
 
 /** A path parameter that must be a UUID, read in lower case; anything else is a 400 naming the parameter. */
-export const UuidParam = (name: string) =>
-  Param(name, new CanonicalUuidPipe({ exceptionFactory: () => notAUuid(name) }));
+export const UuidParam = (name: string) => Param(name, new CanonicalUuidPipe(name));
 
 declareProblemExample(VALIDATION, () => notAUuid('id'));

@@ -88,7 +88,7 @@ export class CreateApiKeyDto {
   permissions?: Permission[];
 
   /**
-   * The networks the new key may be used from: IPv4 or IPv6 CIDRs (a bare address is a /32 or /128), stored in canonical form, each network once. An IPv4-mapped network (`::ffff:192.0.2.0/120`) is stored as the IPv4 network it maps (`192.0.2.0/24`); an IPv6 network holding all of `::ffff:0:0/96` (such as `::/0`) is a 400, as it would admit every IPv4 client too. An empty list is a 400 (a key no address can use). Requests from other addresses get 403 `address-not-allowed`. The address is the client address the server resolves (behind a proxy, per its TRUST_PROXY setting). Null: any address.
+   * The networks the new key may be used from: IPv4 or IPv6 CIDRs (a bare address is a /32 or /128), stored in canonical form, each network once. An IPv4-mapped network (`::ffff:192.0.2.0/120`) is stored as the IPv4 network it maps (`192.0.2.0/24`); an IPv6 network holding all of `::ffff:0:0/96` (such as `::/0`) is a 400, as it would admit every IPv4 client too. An empty list is a 400 (a key no address can use), and so is a network no client connects from (unspecified, multicast or broadcast addresses only). Requests from other addresses get 403 `address-not-allowed`. The address is the client address the server resolves (behind a proxy, per its TRUST_PROXY setting). Null: any address.
    * @example ['203.0.113.0/24', '2001:db8::/48']
    */
   // The plugin reads a validator's bound only when it is written as a number.

@@ -1,13 +1,23 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 
-import { IsPlainText, IsUtf8ByteLength, trim } from '../../common/validation';
+import { ApiInt64 } from '../../common/swagger';
+import { IsOmittable, IsPlainText, IsUtf8ByteLength, trim } from '../../common/validation';
 import { EMAIL_MAX_LENGTH, IsAccountEmail } from '../email';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '../password-policy';
 
 @ApiSchema({ name: 'NewUser' })
 export class SignUpDto {
+  /** @example 1 */
+  @ApiInt64({
+    readOnly: true,
+    description: 'Ignored: the server sets it. Accepted so that a User as a Galaxy client builds it can be sent.',
+  })
+  @IsOmittable()
+  @IsInt()
+  id?: number;
+
   /** @example Marc */
   @Transform(trim)
   @IsOptional()
