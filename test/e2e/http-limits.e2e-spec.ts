@@ -7,6 +7,7 @@ import { jest } from '@jest/globals';
 import { freePort, RunningProcess, startProcess } from '../support/processes';
 import { startTestApp, TestApp } from '../support/test-app';
 import { migratedDataDir } from '../support/test-database';
+import { newUser } from '../support/users';
 
 // What only a real socket shows: clients that never finish their request, and requests
 // Node's HTTP parser used to answer itself.
@@ -59,6 +60,32 @@ function exchange(raw: string, keepSending?: (socket: Socket) => void): Promise<
     socket.write(raw);
     keepSending?.(socket);
   });
+}
+
+/** The responses in `text`, one after another, each read to the end of its Content-Length. */
+function responsesIn(text: string): RawAnswer[] {
+  const answers: RawAnswer[] = [];
+  let rest = text;
+  while (rest) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    if (headEnd < 0) throw new Error(`a response cut off in its head: ${JSON.stringify(rest)}`);
+    const [statusLine, ...headerLines] = rest.slice(0, headEnd).split('\r\n');
+    const headers = Object.fromEntries(
+      headerLines.map((line) => [
+        line.slice(0, line.indexOf(':')).toLowerCase(),
+        line.slice(line.indexOf(':') + 1).trim(),
+      ]),
+    );
+    const end = headEnd + 4 + Number(headers['content-length'] ?? 0);
+    answers.push({
+      text: rest.slice(0, end),
+      status: Number(statusLine.split(' ')[1]),
+      headers,
+      body: rest.slice(headEnd + 4, end),
+    });
+    rest = rest.slice(end);
+  }
+  return answers;
 }
 
 function expectRawProblem(answer: RawAnswer, status: number) {
@@ -237,5 +264,45 @@ describe('a request the HTTP parser refuses', () => {
       instance: '/planets',
       errors: [{ field: 'Idempotency-Key', message: 'Idempotency-Key must not contain control characters' }],
     });
+  });
+});
+
+describe('a request followed on its connection by bytes the HTTP parser refuses', () => {
+  /** The answers in order, the refusal last: its request line is not the first of the bytes read. */
+  function expectRefusalAfter(answers: RawAnswer[], ...statuses: number[]) {
+    expect(answers.map((answer) => answer.status)).toEqual([...statuses, 400]);
+    const refusal = answers[answers.length - 1];
+    expectRawProblem(refusal, 400);
+    expect(JSON.parse(refusal.body)).toMatchObject({
+      type: '/problems/bad-request',
+      instance: `urn:uuid:${refusal.headers['x-request-id']}`,
+    });
+  }
+
+  it('answers and logs the request in full, then the refusal, then closes the connection', async () => {
+    const alice = await newUser(t);
+    const body = '{"name":"Pipelined"}';
+    const answer = await exchange(
+      `POST /planets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${alice.basic}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}BROKEN\r\n\r\n`,
+    );
+    const answers = responsesIn(answer.text);
+    expectRefusalAfter(answers, 201);
+    expect(JSON.parse(answers[0].body)).toMatchObject({ name: 'Pipelined' });
+    const logged = t.logs
+      .map((line) => JSON.parse(line))
+      .find((line) => line.requestId === answers[0].headers['x-request-id']);
+    expect(logged).toMatchObject({ msg: 'request completed', res: { statusCode: 201 } });
+  });
+
+  it('answers a GET, then the refusal', async () => {
+    const answer = await exchange('GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\nGARBAGE\r\n\r\n');
+    expectRefusalAfter(responsesIn(answer.text), 200);
+  });
+
+  it('answers every request queued before the refused bytes, in order, before the refusal', async () => {
+    const alice = await newUser(t);
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${alice.basic}\r\n\r\n`;
+    const answer = await exchange(`${get('/planets')}${get('/nowhere')}${get('/health/live')}GARBAGE\r\n\r\n`);
+    expectRefusalAfter(responsesIn(answer.text), 200, 404, 200);
   });
 });

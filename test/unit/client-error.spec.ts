@@ -8,28 +8,37 @@ let server: Server;
 let port: number;
 
 beforeAll(async () => {
-  server = createServer((_request, response) => response.end('ok'));
+  // /echo answers once it has read the body; any other path at once.
+  server = createServer((request, response) => {
+    if (request.url === '/echo') request.on('end', () => response.end('ok')).resume();
+    else response.end('ok');
+  });
   server.on('clientError', clientErrorHandler());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-/** Writes `raw` and parses the answer the handler writes before it closes the connection. */
-function exchange(raw: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+/** Writes `raw` and collects what the server writes before it closes the connection. */
+function rawExchange(raw: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(raw));
     let text = '';
     socket.on('data', (chunk) => (text += String(chunk)));
     socket.on('error', reject);
-    socket.on('close', () => {
-      const [head, body] = text.split('\r\n\r\n');
-      const [statusLine, ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(
-        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-      );
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) });
-    });
+    socket.on('close', () => resolve(text));
+  });
+}
+
+/** Writes `raw` and parses the answer the handler writes before it closes the connection. */
+function exchange(raw: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+  return rawExchange(raw).then((text) => {
+    const [head, body] = text.split('\r\n\r\n');
+    const [statusLine, ...lines] = head.split('\r\n');
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
+    return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) };
   });
 }
 
@@ -68,5 +77,21 @@ describe('a request the HTTP parser refuses', () => {
     const badName = await exchange('GET /me HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n');
     expect(badName.body).toMatchObject({ type: '/problems/bad-request', instance: '/me' });
     expect(badName.body.errors).toBeUndefined();
+  });
+});
+
+describe('a request whose body the HTTP parser refuses', () => {
+  const badChunk = 'Transfer-Encoding: chunked\r\n\r\nzz\r\n';
+
+  it('gets its 400 at once when its handler waits for the body', async () => {
+    const answer = await exchange(`POST /echo HTTP/1.1\r\nHost: x\r\n${badChunk}`);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ type: '/problems/bad-request', instance: '/echo' });
+  });
+
+  it('gets no second answer when it was answered before its body was read', async () => {
+    const text = await rawExchange(`POST / HTTP/1.1\r\nHost: x\r\n${badChunk}`);
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text.match(/HTTP\/1\.1/g)).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
 import type { FastifyRequest } from 'fastify';
@@ -73,19 +73,67 @@ function headerWithBadValue(error: ParserError): ValidationFailedError | undefin
 /**
  * The path of the request the parser refused, from its request line, as every other problem
  * names its path in `instance`; else (a request line it could not read) the URN of the
- * answer's X-Request-ID, which names this occurrence in the logs.
+ * answer's X-Request-ID, which names this occurrence in the logs. While an earlier request
+ * is being answered, the bytes read may begin with that request's line, not this one's.
  */
-function instanceOf(error: ParserError, requestId: string): string {
+function instanceOf(error: ParserError, requestId: string, afterEarlier: boolean): string {
+  if (afterEarlier) return `urn:uuid:${requestId}`;
   const head = rawPacketOf(error)?.subarray(0, 2100).toString('latin1') ?? '';
   const target = /^[A-Z]+ (\S+) HTTP\/1\.[01]\r?\n/.exec(head)?.[1];
   return target !== undefined && ORIGIN_FORM.test(target) ? pathOf(target) : `urn:uuid:${requestId}`;
 }
 
+/** The response being written to the socket, as Node keeps it; later ones wait in a queue. */
+const responseOn = (socket: Socket): ServerResponse | undefined =>
+  (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+
+/**
+ * Whether the socket is answering a request that arrived whole, before the bytes the parser
+ * refused. (Only the refused request itself can have arrived in part.)
+ */
+const answeringEarlier = (socket: Socket): boolean => responseOn(socket)?.req.complete === true;
+
+/**
+ * How long a refusal waits for the answers before it on its connection: far longer than an
+ * answer takes (a query is cut at DATABASE_STATEMENT_TIMEOUT_MS), so that only a handler
+ * that never ends is cut, which must not hold the connection open forever.
+ */
+const EARLIER_ANSWERS_LIMIT_MS = 30_000;
+
+/**
+ * Calls `write` once no other response is being written to the socket, telling it whether
+ * the refused request was answered meanwhile. Node gives queued responses the socket one by
+ * one, each as the one before finishes, so the socket is looked at again after each. The
+ * refused request's own response is waited for only once begun: its handler may be waiting
+ * for a body that will not come. Nothing may be written into the middle of another
+ * response: past the limit the connection is closed unanswered, and a socket closed
+ * meanwhile is left be.
+ */
+function afterOtherResponses(socket: Socket, write: (refusedAnswered: boolean) => void): void {
+  const limit = setTimeout(() => socket.destroy(), EARLIER_ANSWERS_LIMIT_MS).unref();
+  let refusedAnswered = false;
+  const next = (): void => {
+    const response = socket.destroyed ? undefined : responseOn(socket);
+    if (response && (response.req.complete || response.headersSent)) {
+      refusedAnswered ||= !response.req.complete;
+      response.once('close', next);
+      return;
+    }
+    clearTimeout(limit);
+    if (!socket.destroyed) write(refusedAnswered);
+  };
+  next();
+}
+
+/** Sockets whose refusal is written or waiting: more bytes on one meet the parser's error again. */
+const refusedSockets = new WeakSet<Socket>();
+
 /**
  * Requests Node's HTTP parser rejects before Fastify sees them (a malformed request line,
  * a bad Content-Length, headers over the size limit) get a problem document too, written
- * straight to the socket, with the usual headers. The connection is then closed, as the
- * parser's state is unknown.
+ * straight to the socket, with the usual headers. Requests that arrived whole before them
+ * on the connection are answered first (Node's own handler drops those answers). The
+ * connection is then closed, as the parser's state is unknown.
  */
 export function clientErrorHandler({
   baseUrl,
@@ -100,11 +148,13 @@ function answerClientError(
   baseUrl: string | undefined,
   extraHeaders: Record<string, string>,
 ): void {
+  if (refusedSockets.has(socket)) return;
   // A reset or timed-out socket cannot be answered.
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
+  refusedSockets.add(socket);
   const problem = problemOfError(
     error.code === 'HPE_HEADER_OVERFLOW'
       ? new HeadersTooLargeError()
@@ -114,7 +164,7 @@ function answerClientError(
     baseUrl,
   );
   const requestId = randomUUID();
-  problem.instance = instanceOf(error, requestId);
+  problem.instance = instanceOf(error, requestId, answeringEarlier(socket));
   const { status } = problem;
   const body = JSON.stringify(problem);
   const headers = {
@@ -126,5 +176,11 @@ function answerClientError(
     Connection: 'close',
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('\r\n')}\r\n\r\n${body}`);
+  afterOtherResponses(socket, (refusedAnswered) => {
+    // An answer that closed its connection leaves no room for this one; a request answered
+    // before its bytes were refused (a 400 for its Host) is not answered twice.
+    if (!socket.writable) return;
+    if (refusedAnswered) socket.end();
+    else socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('\r\n')}\r\n\r\n${body}`);
+  });
 }
