@@ -157,7 +157,8 @@ export class PlanetImagesController {
     // Public and meant to be shown on other sites' pages, unlike the API's other responses.
     reply.header('Cache-Control', 'no-cache').header('Cross-Origin-Resource-Policy', 'cross-origin');
     const current = await this.celestialBodies.getImage(planetId, false);
-    if (await notModified(reply, etagOfHash(current.sha256))) return;
+    if (await notModified(reply, etagOfHash(current.sha256), { type: current.contentType, size: current.byteSize }))
+      return;
     // The bytes come from a second read, so that a 304 never loads them; the ETag sent is
     // that of the bytes sent, should the image have been replaced in between.
     const image = await this.celestialBodies.getImage(planetId, true);

@@ -103,6 +103,114 @@ describe('a page of planets', () => {
   });
 });
 
+/** What a HEAD must say as its GET does (RFC 9110, section 9.3.2); Content-Length is compared apart. */
+const FIELDS = ['content-encoding', 'content-type', 'vary', 'etag', 'x-pagination-total'] as const;
+const fieldsOf = (res: { headers: Record<string, unknown> }) =>
+  Object.fromEntries(FIELDS.map((name) => [name, res.headers[name]]));
+// HEAD is not an operation of the document, so it is not checked against it.
+const head = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'HEAD', url, headers });
+
+describe('HEAD', () => {
+  let large: { id: number };
+  beforeAll(async () => {
+    large = await createPlanet(t, alice, { name: 'Headed', description: 'x'.repeat(1500) });
+  });
+
+  it.each([['gzip'], ['br'], ['identity'], [undefined]])(
+    'says what GET says with Accept-Encoding: %s (the coding, Vary, the coded ETag), and no body',
+    async (acceptEncoding) => {
+      const headers: Record<string, string> = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+      const coding = acceptEncoding === 'gzip' || acceptEncoding === 'br' ? acceptEncoding : undefined;
+      for (const url of ['/planets?limit=100', `/planets/${large.id}`, '/planets?limit=1']) {
+        const [got, headed] = [await get(url, headers), await head(url, headers)];
+        expect(got.statusCode).toBe(200);
+        expect({ url, status: headed.statusCode, fields: fieldsOf(headed) }).toEqual({
+          url,
+          status: 200,
+          fields: fieldsOf(got),
+        });
+        expect(headed.rawPayload.length).toBe(0);
+        expect(varies(headed)).toBe(true);
+        const compressed = url !== '/planets?limit=1' && coding !== undefined;
+        expect({ url, coding: got.headers['content-encoding'] }).toEqual({
+          url,
+          coding: compressed ? coding : undefined,
+        });
+        // A compressed body's length is known only by compressing it: HEAD leaves it out, else it is GET's.
+        if (!compressed) expect(headed.headers['content-length']).toBe(got.headers['content-length']);
+        else expect(headed.headers['content-length']).toBeUndefined();
+      }
+      expect((await get(`/planets/${large.id}`, headers)).headers.etag).toMatch(
+        coding === undefined ? /^"[0-9a-f]{64}"$/ : new RegExp(`^"[0-9a-f]{64}-${coding}"$`),
+      );
+    },
+  );
+
+  it('answers If-None-Match as GET does: 304 with the same ETag', async () => {
+    const gzipped = await get(`/planets/${large.id}`, { 'accept-encoding': 'gzip' });
+    const headers = { 'accept-encoding': 'gzip', 'if-none-match': String(gzipped.headers.etag) };
+    const [got, headed] = [await get(`/planets/${large.id}`, headers), await head(`/planets/${large.id}`, headers)];
+    expect(got.statusCode).toBe(304);
+    expect({ status: headed.statusCode, fields: fieldsOf(headed) }).toEqual({ status: 304, fields: fieldsOf(got) });
+    expect(headed.headers['content-encoding']).toBeUndefined();
+  });
+});
+
+describe("a 304's ETag", () => {
+  let plainTag: string;
+  let large: { id: number };
+  const coded = (coding: string) => `${plainTag.slice(0, -1)}-${coding}"`;
+  beforeAll(async () => {
+    large = await createPlanet(t, alice, { name: 'Revalidated', description: 'x'.repeat(1500) });
+    plainTag = String((await get(`/planets/${large.id}`)).headers.etag);
+  });
+
+  // The tag a 200 to the request carries: only that one is held by whoever got that 200, and a
+  // 304 carrying another could not be matched to what a cache holds (RFC 9111, section 4.3.4).
+  it.each([
+    [undefined, 'plain', 304],
+    [undefined, 'gzip', 200],
+    ['gzip', 'plain', 200],
+    ['gzip', 'gzip', 304],
+    ['gzip', 'W/gzip', 304],
+    ['gzip', 'br', 200],
+    ['br', 'plain', 200],
+    ['br', 'gzip', 200],
+    ['br', 'br', 304],
+    ['identity', 'gzip', 200],
+  ])(
+    'is the ETag a 200 would carry, with Accept-Encoding: %s and If-None-Match the %s tag (%s)',
+    async (acceptEncoding, heldForm, status) => {
+      const headers: Record<string, string> = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+      const sent = String((await get(`/planets/${large.id}`, headers)).headers.etag);
+      const weak = heldForm.startsWith('W/');
+      const form = heldForm.replace('W/', '');
+      const held = `${weak ? 'W/' : ''}${form === 'plain' ? plainTag : coded(form)}`;
+      const res = await get(`/planets/${large.id}`, { ...headers, 'if-none-match': held });
+      expect({ held: heldForm, status: res.statusCode, etag: res.headers.etag }).toEqual({
+        held: heldForm,
+        status,
+        etag: sent,
+      });
+      expect(varies(res)).toBe(true);
+      if (status === 304) expect(res.headers['content-encoding']).toBeUndefined();
+    },
+  );
+
+  it('is the plain tag whatever the Accept-Encoding for a body under 1 KiB, which is never compressed', async () => {
+    const small = await createPlanet(t, alice, { name: 'Small' });
+    const etag = String((await get(`/planets/${small.id}`)).headers.etag);
+    for (const acceptEncoding of ['gzip', 'br']) {
+      const res = await get(`/planets/${small.id}`, { 'accept-encoding': acceptEncoding, 'if-none-match': etag });
+      expect({ acceptEncoding, status: res.statusCode, etag: res.headers.etag }).toEqual({
+        acceptEncoding,
+        status: 304,
+        etag,
+      });
+    }
+  });
+});
+
 describe('is never applied to', () => {
   it('bodies under 1 KiB', async () => {
     const small = await get('/planets?limit=1', { 'accept-encoding': 'gzip, br' });

@@ -101,12 +101,13 @@ describe('GET /planets/{planetId}', () => {
   it('answers If-None-Match with the current ETag (in a list, weak, or *) with 304, the ETag a 200 carries, and no body', async () => {
     const planet = await createPlanet(t, alice);
     const etag = await etagOf(planet.id);
-    for (const held of [etag, `W/${etag}`, `"other", ${etag}`, '*', `${etag.slice(0, -1)}-gzip"`]) {
+    for (const held of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       const res = await get(planet.id, { 'if-none-match': held });
       expect({ held, status: res.statusCode, body: res.body }).toEqual({ held, status: 304, body: '' });
       expect(res.headers.etag).toBe(etag);
     }
-    for (const stale of ['"other"', 'W/"other"', '"other", ,W/"x"']) {
+    // A coded tag names another representation than the one this request gets.
+    for (const stale of ['"other"', 'W/"other"', '"other", ,W/"x"', `${etag.slice(0, -1)}-gzip"`]) {
       const res = await get(planet.id, { 'if-none-match': stale });
       expect({ stale, status: res.statusCode }).toEqual({ stale, status: 200 });
       expect(res.headers.etag).toBe(etag);
@@ -274,7 +275,7 @@ describe('PUT and DELETE with If-None-Match (RFC 9110, section 13.1.2)', () => {
 });
 
 describe('compressed representations', () => {
-  it('tag a gzip body as its own representation, which If-None-Match and If-Match still accept', async () => {
+  it('tag a gzip body as its own representation, which If-None-Match names for gzip only and If-Match for any', async () => {
     const planet = await createPlanet(t, alice, { description: 'x'.repeat(1500) });
     const plain = await get(planet.id);
     expect(plain.headers['content-encoding']).toBeUndefined();
@@ -291,7 +292,11 @@ describe('compressed representations', () => {
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.headers.etag).toBe(gzipped.headers.etag);
     expect(revalidated.headers.vary).toMatch(/accept-encoding/i);
-    expect((await get(planet.id, { 'if-none-match': String(gzipped.headers.etag) })).statusCode).toBe(304);
+    const uncoded = await get(planet.id, { 'if-none-match': String(gzipped.headers.etag) });
+    expect({ status: uncoded.statusCode, etag: uncoded.headers.etag }).toEqual({
+      status: 200,
+      etag: plain.headers.etag,
+    });
 
     expect(
       (await put(alice, planet.id, { name: 'Zipped' }, { 'if-match': String(gzipped.headers.etag) })).statusCode,

@@ -1,6 +1,6 @@
 import { CONTENT_CODINGS } from './etag';
 
-type Coding = (typeof CONTENT_CODINGS)[number];
+export type Coding = (typeof CONTENT_CODINGS)[number];
 
 /** A qvalue (RFC 9110, section 12.4.2): 0 to 1 with at most three decimals. */
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;

@@ -5,11 +5,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ValidationFailedError } from '../problem/problem';
 import { PRECONDITION_FAILED } from '../problem/problem-types';
 import { ApiProblems, type ProblemResponse } from '../swagger/api-problems.decorator';
-import { negotiatedCoding } from './accept-encoding';
-import { EntityTagged } from './compression';
+import { EntityTagged, responseCoding } from './compression';
 import {
   type ChangeConditions,
-  CONTENT_CODINGS,
   etagForCoding,
   type FailedCondition,
   ifMatchFailure,
@@ -142,7 +140,8 @@ export const ConditionalGet = (tags: EntityTags) =>
       name: 'If-None-Match',
       required: false,
       description:
-        `ETags you hold (or \`*\`): if one is the ${tags.resource}'s current ETag, the answer is 304 without a body. ` +
+        `ETags you hold (or \`*\`): if one is the ETag a 200 to this request would carry (the ${tags.resource}'s current ` +
+        'one, with the coding it would be sent in), the answer is 304 without a body. ' +
         'A malformed value is a 400.',
       schema: { type: 'string' },
     }),
@@ -209,39 +208,36 @@ export class ReadPreconditionFailedError extends DomainError {
   }
 }
 
+/** The body a 200 would send: its type and length choose its coding (responseCoding). */
+export interface SentBody {
+  type: string;
+  size: number;
+}
+
 /**
  * The conditions of a read, in RFC 9110's order (section 13.2.2): an If-Match it fails is a 412
- * (ReadPreconditionFailedError); then, when If-None-Match matches \`etag\`, answers 304 and
- * returns true.
+ * (ReadPreconditionFailedError); then, when If-None-Match names the tag of the representation
+ * this request would get (`etag` with the coding a 200 of `body` would get), answers 304
+ * with that tag, the one a 200 would carry (section 15.4.5), and returns true.
  */
-export async function notModified(reply: FastifyReply, etag: string): Promise<boolean> {
+export async function notModified(reply: FastifyReply, etag: string, body: SentBody): Promise<boolean> {
   const ifMatch = conditionHeader(reply.request, 'If-Match');
   const failed = ifMatch === undefined ? undefined : ifMatchFailure(ifMatch, etag);
   if (failed) throw new ReadPreconditionFailedError(failed);
-  const held = ifNoneMatchHit(conditionHeader(reply.request, 'If-None-Match'), etag);
-  if (held === undefined) return false;
-  await reply
-    .status(304)
-    .header('ETag', notModifiedTag(reply.request, etag, held))
-    .send();
+  const ifNoneMatch = conditionHeader(reply.request, 'If-None-Match');
+  if (ifNoneMatch === undefined) return false;
+  const current = etagForCoding(etag, responseCoding(reply.request, body.type, body.size));
+  if (!ifNoneMatchHit(ifNoneMatch, current)) return false;
+  await reply.status(304).header('ETag', current).send();
   return true;
 }
 
-/**
- * The ETag of a 304: the one a 200 to this request would carry (RFC 9110, section 15.4.5),
- * strong whatever form the client sent it in. That is the coded tag the client holds ("…-gzip")
- * when this request would get the same coding (the same body compressed before, so it would
- * again), else the representation's own.
- */
-function notModifiedTag(request: FastifyRequest, etag: string, held: string): string {
-  const coding = CONTENT_CODINGS.find((name) => held.endsWith(`-${name}"`));
-  const header = request.headers['accept-encoding'];
-  const sent = typeof header === 'string' ? negotiatedCoding(header) : 'identity';
-  return coding !== undefined && coding === sent ? etagForCoding(etag, coding) : etag;
-}
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Answers a read of a tagged representation: 412 or 304 (see notModified), else 200 with its ETag. */
 export async function sendTagged(reply: FastifyReply, etag: string, body: unknown): Promise<void> {
-  if (await notModified(reply, etag)) return;
-  await reply.status(200).header('ETag', etag).send(body);
+  // Serialized here, as send would, for the length that chooses its coding.
+  const json = reply.serialize(body);
+  if (await notModified(reply, etag, { type: JSON_TYPE, size: Buffer.byteLength(json) })) return;
+  await reply.status(200).header('ETag', etag).type(JSON_TYPE).send(json);
 }

@@ -9,6 +9,7 @@ import { requestMetricsOf } from '../metrics/metrics.module';
 import { ProblemFilter } from '../problem/problem.filter';
 import { requestIdTracing } from '../tracing/tracing';
 import {
+  codeHeadAsGet,
   COMPRESSION_OPTIONS,
   keepSecretsUncompressed,
   settleAcceptEncoding,
@@ -91,11 +92,12 @@ export async function registerEdge(
 
   // onRoute, as each route is declared (CORS's catch-all OPTIONS route, declared above, is not
   // seen by them): the route copied for the 405's Allow; @SecretResponse() routes never
-  // compressed; the plugin's onSend put on the others; @EntityTagged() routes' coded ETag after
-  // it; the route's own request metrics.
+  // compressed; the plugin's onSend put on the others; a HEAD told the coding its GET gets;
+  // @EntityTagged() routes' coded ETag after them; the route's own request metrics.
   fastify.addHook('onRoute', app.get(RouteMethods).copyRoutesOf(fastify));
   fastify.addHook('onRoute', keepSecretsUncompressed);
   await app.register(fastifyCompress, COMPRESSION_OPTIONS);
+  fastify.addHook('onRoute', codeHeadAsGet);
   fastify.addHook('onRoute', tagCodedRepresentations);
   if (metrics) fastify.addHook('onRoute', metrics.onRoute);
 

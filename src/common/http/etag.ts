@@ -15,9 +15,9 @@ export const etagOfHash = (sha256Hex: string): string => `"${sha256Hex}"`;
  */
 export const CONTENT_CODINGS = ['br', 'gzip'] as const;
 
-/** The tag of the representation sent with `coding`; weak tags stay as they are. */
+/** The tag of the representation sent with `coding`; weak tags, and the identity coding's, stay as they are. */
 export function etagForCoding(etag: string, coding: string): string {
-  return etag.startsWith('"') ? `${etag.slice(0, -1)}-${coding}"` : etag;
+  return etag.startsWith('"') && coding !== 'identity' ? `${etag.slice(0, -1)}-${coding}"` : etag;
 }
 
 export interface EntityTag {
@@ -56,19 +56,21 @@ function withoutCoding(opaque: string): string {
 
 const opaqueOf = (etag: string): string => etag.replace(/^W\//, '').slice(1, -1);
 
-/**
- * If-None-Match (RFC 9110, section 13.1.2): `*`, or a list of tags compared weakly, in any
- * of the representation's encodings. Returns the listed tag that matched as the client sent it
- * (the current tag for `*`), or undefined when the condition lets the request through (a
- * malformed value never matches).
- */
-export function ifNoneMatchHit(header: string | undefined, etag: string): string | undefined {
-  if (header === undefined) return undefined;
+/** Whether If-None-Match is `*` or lists a tag that `matches` (a malformed value never does). */
+function ifNoneMatchLists(header: string | undefined, matches: (tag: EntityTag) => boolean): boolean {
+  if (header === undefined) return false;
   const condition = parseCondition(header);
-  if (condition === '*') return etag;
-  const current = opaqueOf(etag);
-  return condition?.find((tag) => tag.opaque === current)?.text;
+  return condition === '*' || (condition?.some(matches) ?? false);
 }
+
+/**
+ * If-None-Match on a read (RFC 9110, section 13.1.2): true when it is `*` or lists, compared
+ * weakly, the tag of the representation this request would get (`etag`, coded as its 200
+ * would be). A tag of another coding names another representation, which a cache holding it
+ * could not update from this one's 304 (RFC 9111, section 4.3.4): that request gets the 200.
+ */
+export const ifNoneMatchHit = (header: string | undefined, etag: string): boolean =>
+  ifNoneMatchLists(header, (tag) => opaqueOf(tag.text) === opaqueOf(etag));
 
 /** Why If-Match is false: the tags it names are not current, or it names weak ones, which never match. */
 export type IfMatchFailure = 'If-Match' | 'weak If-Match';
@@ -115,6 +117,7 @@ export function failedChangeCondition(
   const etag = currentEtag();
   const ifMatchFailed = ifMatch === undefined ? undefined : ifMatchFailure(ifMatch, etag);
   if (ifMatchFailed) return ifMatchFailed;
-  if (ifNoneMatchHit(ifNoneMatch, etag) !== undefined) return 'If-None-Match';
+  // A change replaces the state, whichever coding the client read it in.
+  if (ifNoneMatchLists(ifNoneMatch, (tag) => tag.opaque === opaqueOf(etag))) return 'If-None-Match';
   return undefined;
 }
