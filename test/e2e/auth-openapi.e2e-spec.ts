@@ -15,7 +15,7 @@ afterAll(async () => t?.close());
 const AREA_B = [
   ['post', '/user/signup', ['201', '400', '409', '413', '415', '422', '429', '503']],
   ['post', '/auth/token', ['201', '400', '401', '413', '415', '429', '503']],
-  ['get', '/me', ['200', '401', '429', '503']],
+  ['get', '/me', ['200', '400', '401', '429', '503']],
 ] as const;
 
 describe('the OpenAPI document for users and tokens', () => {

@@ -275,7 +275,7 @@ describe('OpenAPI document', () => {
       expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
     );
     const operations = [
-      [doc.paths['/auth/regions/me'].get, ['200', '401', '403', '429', '503']],
+      [doc.paths['/auth/regions/me'].get, ['200', '400', '401', '403', '429', '503']],
       [doc.paths['/auth/region/api-keys'].post, ['201', '400', '401', '403', '409', '413', '415', '422', '429', '503']],
       [
         doc.paths['/auth/region/api-keys/{id}'].delete,

@@ -96,14 +96,15 @@ function hostHeaderError(request: FastifyRequest): ValidationFailedError | undef
       'The Host header is missing.',
     );
   }
-  if (host !== undefined && !isPlainHost(host)) {
-    return new ValidationFailedError(
-      [{ field: 'Host', message: 'Host must be a host name or IP address (IPv6 in brackets), with an optional port' }],
-      'The Host header is malformed.',
-    );
-  }
-  return undefined;
+  return host !== undefined && !isPlainHost(host) ? malformedHostError() : undefined;
 }
+
+/** The answer to a Host that is no host name or address; also the example of the edge's 400 (openapi.ts). */
+export const malformedHostError = (): ValidationFailedError =>
+  new ValidationFailedError(
+    [{ field: 'Host', message: 'Host must be a host name or IP address (IPv6 in brackets), with an optional port' }],
+    'The Host header is malformed.',
+  );
 
 /**
  * Authorization holds one credential (RFC 9110, section 11.6.2). Node keeps the first of several

@@ -5,7 +5,8 @@ import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@n
 import type { AppConfig } from '../../config/app-config';
 import { API_KEY_PREFIXES } from '../auth/api-key-format';
 import { API_KEY_SECURITY_SCHEME, BASIC_SECURITY_SCHEME, BEARER_SECURITY_SCHEME } from '../auth/security-schemes';
-import { METHOD_NOT_ALLOWED, problemTypeUri } from '../problem/problem-types';
+import { malformedHostError } from '../http/http-hooks';
+import { METHOD_NOT_ALLOWED, problemTypeUri, VALIDATION } from '../problem/problem-types';
 import { documentProblemTypes, PROBLEM_MEDIA_TYPE, problemExample } from './api-problems.decorator';
 import { ProblemDto } from './problem.dto';
 
@@ -161,6 +162,7 @@ export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSet
   markPublicOperations(document);
   unwrapOperationDescriptions(document);
   documentMethodNotAllowed(document, settings.ownBaseUrl);
+  documentEdgeRefusals(document);
   documentRequestIds(document);
   documentProblemTypes(document, settings.ownBaseUrl);
   return document;
@@ -230,6 +232,30 @@ function documentMethodNotAllowed(document: OpenAPIObject, baseUrl: string | und
       },
     },
   };
+}
+
+/**
+ * Every request meets the edge's header checks (http-hooks.ts): a malformed Host, or a second
+ * Host or Authorization line, is a 400 whatever the operation. One that declares no 400 of
+ * its own gets this one, so that a client generated from the document expects it.
+ */
+function documentEdgeRefusals(document: OpenAPIObject): void {
+  const example = problemExample(VALIDATION, malformedHostError());
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const responses = pathItem[method]?.responses;
+      if (!responses || responses['400']) continue;
+      responses['400'] = {
+        description: 'A malformed Host header, or more than one Host or Authorization header.',
+        content: {
+          [PROBLEM_MEDIA_TYPE]: {
+            schema: { $ref: getSchemaPath(ProblemDto) },
+            examples: { [VALIDATION.slug]: example },
+          },
+        },
+      };
+    }
+  }
 }
 
 /**
