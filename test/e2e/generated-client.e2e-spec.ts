@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 
 import type { Exchange } from '../client/exchange';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
+import { onlyHostRefusal } from '../support/problem-examples';
 import { compileStrict, runClientProgram } from '../support/strict-compile';
 import { newRegion, RegionFixture, startTestApp, TestApp } from '../support/test-app';
 
@@ -33,17 +34,6 @@ interface Document {
 
 const document = JSON.parse(readFileSync('openapi.json', 'utf8')) as Document;
 
-/**
- * Whether a response is only the edge's 400 for a malformed Host (openapi.ts, documentEdgeRefusals),
- * which a fetch client cannot provoke: Host is a header fetch sets itself.
- */
-function onlyHostRefusal(response: unknown): boolean {
-  const media = (response as { content?: Record<string, { examples?: Record<string, unknown> }> }).content;
-  const examples = Object.values(media?.['application/problem+json']?.examples ?? {}) as {
-    value: { errors?: { field: string }[] };
-  }[];
-  return examples.length > 0 && examples.every(({ value }) => value.errors?.every((e) => e.field === 'Host'));
-}
 let t: TestApp;
 let region: RegionFixture;
 let baseUrl: string;

@@ -183,3 +183,16 @@ export function refusedValue(schema: Schema): unknown {
   if (type === 'boolean') return 'x';
   return undefined;
 }
+
+/**
+ * Whether a response is only the edge's 400 for a malformed Host (openapi.ts, documentEdgeRefusals),
+ * sent before authentication (no RateLimit headers), and which a fetch client cannot provoke:
+ * Host is a header fetch sets itself.
+ */
+export function onlyHostRefusal(response: unknown): boolean {
+  const media = (response as { content?: Record<string, { examples?: Record<string, unknown> }> }).content;
+  const examples = Object.values(media?.['application/problem+json']?.examples ?? {}) as {
+    value: { errors?: { field: string }[] };
+  }[];
+  return examples.length > 0 && examples.every(({ value }) => value.errors?.every((e) => e.field === 'Host'));
+}
