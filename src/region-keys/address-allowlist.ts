@@ -45,7 +45,7 @@ export function parseCidr(input: string): ParsedCidr {
   if (network.toString() !== address.toString()) {
     return { error: `has bits set past its /${prefix}; the network is ${network.toString()}/${prefix}` };
   }
-  let cidr = `${network.toString()}/${prefix}`;
+  let [start, length] = [network, prefix];
   if (address.kind() === 'ipv6' && network.match(MAPPED[0], Math.min(prefix, MAPPED[1]))) {
     if (prefix < MAPPED[1]) {
       return {
@@ -54,15 +54,14 @@ export function parseCidr(input: string): ParsedCidr {
           'list IPv6 networks that do not, and IPv4 networks as such (0.0.0.0/0 for all of them)',
       };
     }
-    cidr = `${unmapped(network).toString()}/${prefix - MAPPED[1]}`;
+    [start, length] = [unmapped(network), prefix - MAPPED[1]];
   }
-  const [start, length] = ipaddr.parseCIDR(cidr);
   const within = ([other, otherLength]: [IpAddress, number]) =>
     start.kind() === other.kind() && length >= otherLength && start.match(other, otherLength);
   if (NO_CLIENT_FROM.some(within)) {
     return { error: 'admits no address a client connects from (unspecified, multicast or broadcast addresses only)' };
   }
-  return { cidr };
+  return { cidr: `${start.toString()}/${length}` };
 }
 
 /**

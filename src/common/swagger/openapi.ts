@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
 
 import type { AppConfig } from '../../config/app-config';
 import { API_KEY_PREFIXES } from '../auth/api-key-format';
@@ -189,11 +189,7 @@ function documentRequestIds(document: OpenAPIObject): void {
   };
   const ref = { $ref: `#/components/headers/${REQUEST_ID_HEADER}` };
   const responses = [
-    ...Object.values(document.paths).flatMap((pathItem) =>
-      (['get', 'put', 'post', 'delete', 'patch'] as const).flatMap((method) =>
-        Object.values(pathItem[method]?.responses ?? {}),
-      ),
-    ),
+    ...operationsOf(document).flatMap((operation) => Object.values(operation.responses ?? {})),
     ...Object.values(document.components.responses ?? {}),
   ] as { headers?: Record<string, unknown> }[];
   for (const response of responses) response.headers = { ...response.headers, [REQUEST_ID_HEADER]: ref };
@@ -241,20 +237,17 @@ function documentMethodNotAllowed(document: OpenAPIObject, baseUrl: string | und
  */
 function documentEdgeRefusals(document: OpenAPIObject): void {
   const example = problemExample(VALIDATION, malformedHostError());
-  for (const pathItem of Object.values(document.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const responses = pathItem[method]?.responses;
-      if (!responses || responses['400']) continue;
-      responses['400'] = {
-        description: 'A malformed Host header, or more than one Host or Authorization header.',
-        content: {
-          [PROBLEM_MEDIA_TYPE]: {
-            schema: { $ref: getSchemaPath(ProblemDto) },
-            examples: { [VALIDATION.slug]: example },
-          },
+  for (const { responses } of operationsOf(document)) {
+    if (!responses || responses['400']) continue;
+    responses['400'] = {
+      description: 'A malformed Host header, or more than one Host or Authorization header.',
+      content: {
+        [PROBLEM_MEDIA_TYPE]: {
+          schema: { $ref: getSchemaPath(ProblemDto) },
+          examples: { [VALIDATION.slug]: example },
         },
-      };
-    }
+      },
+    };
   }
 }
 
@@ -264,12 +257,7 @@ function documentEdgeRefusals(document: OpenAPIObject): void {
  * scheme). OpenAPI says "public" with an explicit empty list.
  */
 function markPublicOperations(document: OpenAPIObject): void {
-  for (const pathItem of Object.values(document.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const operation = pathItem[method];
-      if (operation && !operation.security) operation.security = [];
-    }
-  }
+  for (const operation of operationsOf(document)) operation.security ??= [];
 }
 
 /**
@@ -277,13 +265,16 @@ function markPublicOperations(document: OpenAPIObject): void {
  * width: a line break inside a paragraph is a space (Markdown reads it so too).
  */
 function unwrapOperationDescriptions(document: OpenAPIObject): void {
-  for (const pathItem of Object.values(document.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const operation = pathItem[method];
-      if (operation?.description) operation.description = operation.description.replace(/(?<!\n)\n(?!\n)/g, ' ');
-    }
+  for (const operation of operationsOf(document)) {
+    if (operation.description) operation.description = operation.description.replace(/(?<!\n)\n(?!\n)/g, ' ');
   }
 }
+
+/** Every operation of the document, path by path, in the order of the methods the API has. */
+const operationsOf = (document: OpenAPIObject): OperationObject[] =>
+  Object.values(document.paths).flatMap((pathItem) =>
+    (['get', 'put', 'post', 'delete', 'patch'] as const).flatMap((method) => pathItem[method] ?? []),
+  );
 
 const titleOf = (settings: OpenApiSettings): string =>
   settings.API_ENVIRONMENT === 'sandbox' ? `${TITLE} (sandbox)` : TITLE;
