@@ -8,6 +8,11 @@ import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataDirLock } from './data-dir-lock';
 
 const SOCKET_PORT = 5432;
+/**
+ * PostgreSQL's 128MB default is zeroed at every start (half a second of CPU) and only doubles
+ * what PGlite already holds in memory: its files live in the process too, or in the OS's cache.
+ */
+const SHARED_BUFFERS = '16MB';
 
 /**
  * PostgreSQL compiled to WebAssembly (PGlite), persisted in a directory and served over a
@@ -46,11 +51,12 @@ export class EmbeddedPostgres {
       const { PGLiteSocketServer } =
         require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket');
       /* eslint-enable @typescript-eslint/no-require-imports */
-      const db = await PGlite.create(
-        inMemory
+      const db = await PGlite.create({
+        ...(inMemory
           ? { loadDataDir: image ? await openAsBlob(image) : undefined }
-          : { dataDir: join(resolve(dataDir), 'pgdata') },
-      );
+          : { dataDir: join(resolve(dataDir), 'pgdata') }),
+        startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+      });
       const socketDir = mkdtempSync(join(tmpdir(), 'pglite-'));
       const server = new PGLiteSocketServer({
         db,
