@@ -9,8 +9,9 @@ import { DataDirLock } from './data-dir-lock';
 
 const SOCKET_PORT = 5432;
 /**
- * PostgreSQL's 128MB default is zeroed at every start (half a second of CPU) and only doubles
- * what PGlite already holds in memory: its files live in the process too, or in the OS's cache.
+ * PostgreSQL's 128MB default is zeroed at every start (docs/development.md, "Keeping it fast")
+ * and only doubles what PGlite already holds in memory: its files live in the process too, or
+ * in the OS's cache.
  */
 const SHARED_BUFFERS = '16MB';
 
