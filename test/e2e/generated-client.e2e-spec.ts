@@ -33,7 +33,6 @@ interface Document {
 }
 
 const document = JSON.parse(readFileSync('openapi.json', 'utf8')) as Document;
-
 let t: TestApp;
 let region: RegionFixture;
 let baseUrl: string;

@@ -11,20 +11,10 @@ export interface ProblemExample {
   errors?: { field: string; message: string }[];
 }
 
-type Document = {
-  paths: Record<
-    string,
-    Record<
-      string,
-      {
-        responses?: Record<
-          string,
-          { content?: Record<string, { examples?: Record<string, { value: ProblemExample }> }> }
-        >;
-      }
-    >
-  >;
-};
+/** A response of the document, as far as its problem examples go. */
+type ProblemResponse = { content?: Record<string, { examples?: Record<string, { value: ProblemExample }> }> };
+
+type Document = { paths: Record<string, Record<string, { responses?: Record<string, ProblemResponse> }>> };
 
 const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?Z';
 const UUID = '[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}';
@@ -190,9 +180,6 @@ export function refusedValue(schema: Schema): unknown {
  * Host is a header fetch sets itself.
  */
 export function onlyHostRefusal(response: unknown): boolean {
-  const media = (response as { content?: Record<string, { examples?: Record<string, unknown> }> }).content;
-  const examples = Object.values(media?.['application/problem+json']?.examples ?? {}) as {
-    value: { errors?: { field: string }[] };
-  }[];
+  const examples = Object.values((response as ProblemResponse).content?.['application/problem+json']?.examples ?? {});
   return examples.length > 0 && examples.every(({ value }) => value.errors?.every((e) => e.field === 'Host'));
 }
