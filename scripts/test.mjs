@@ -1,10 +1,9 @@
 // `npm test`: the static checks and Jest, side by side. Jest's run keeps both cores busy only
 // once its workers are running; the checks (each one process on one core) fill what its global
-// setup and its waits leave idle, instead of running first, alone. Jest's output is live; each
-// check's is held and shown when it ends, in full if it failed. The exit code is Jest's, or 1
-// if a check failed. Arguments go to Jest (`npm test -- region-keys`).
-// Written here: the runners that exist (concurrently, npm-run-all2) hold every command's output
-// or none, and Jest's must stay live.
+// setup and its waits leave idle, instead of running first, alone. Jest's output is live; a
+// check's is held, and shown as soon as the check fails; the run ends with one line per check.
+// The exit code is Jest's, or 1 if a check failed. Arguments go to Jest (`npm test -- region-keys`).
+// Written here because concurrently and npm-run-all2 hold every command's output or none, and Jest's must stay live.
 import { spawn } from 'node:child_process';
 
 const CHECKS = [
@@ -27,7 +26,7 @@ function run(command, { live = false } = {}) {
   });
 }
 
-const describe = ({ command, status, started }) =>
+const summary = ({ command, status, started }) =>
   `${command.slice(2).join(' ').replace('--silent ', '')}: ${status === 0 ? 'passed' : `FAILED (exit ${status})`} ` +
   `in ${((Date.now() - started) / 1000).toFixed(1)} s`;
 
@@ -40,8 +39,8 @@ const checks = (async () => {
   for (const command of CHECKS) {
     const result = await run(command);
     // A failure is shown as it happens, so that it need not wait for Jest.
-    if (result.status !== 0) process.stderr.write(`\n${describe(result)}\n${result.output}\n`);
-    results.push({ ...result, line: describe(result) });
+    if (result.status !== 0) process.stderr.write(`\n${summary(result)}\n${result.output}\n`);
+    results.push({ ...result, line: summary(result) });
   }
   return results;
 })();
