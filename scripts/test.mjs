@@ -22,7 +22,8 @@ function run(command, { live = false } = {}) {
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
     child.on('error', (err) => resolve({ command, status: 1, output: `${output}${err}\n`, started }));
-    child.on('close', (status, signal) => resolve({ command, status: status ?? (signal ? 1 : 0), output, started }));
+    // No status: ended by a signal.
+    child.on('close', (status) => resolve({ command, status: status ?? 1, output, started }));
   });
 }
 
@@ -38,22 +39,15 @@ const checks = (async () => {
   const results = [];
   for (const command of CHECKS) {
     const result = await run(command);
+    const line = summary(result);
     // A failure is shown as it happens, so that it need not wait for Jest.
-    if (result.status !== 0) process.stderr.write(`\n${summary(result)}\n${result.output}\n`);
-    results.push({ ...result, line: summary(result) });
+    if (result.status !== 0) process.stderr.write(`\n${line}\n${result.output}\n`);
+    results.push({ ...result, line });
   }
   return results;
 })();
-const jest = await run(
-  [
-    process.execPath,
-    '--experimental-vm-modules',
-    '--disable-warning=ExperimentalWarning',
-    'scripts/jest.mjs',
-    ...process.argv.slice(2),
-  ],
-  { live: true },
-);
+// Through `npm run jest`, which holds the flags Node needs to run Jest.
+const jest = await run(['npm', 'run', '--silent', 'jest', '--', ...process.argv.slice(2)], { live: true });
 const results = await checks;
 process.stderr.write(`\nStatic checks:\n${results.map(({ line }) => `  ${line}`).join('\n')}\n`);
 const failed = results.filter(({ status }) => status !== 0);
